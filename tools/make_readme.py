@@ -1,0 +1,37 @@
+"""Write README.md from nbs/index.ipynb (the home page), as nbdev-readme would with Quarto.
+
+Quarto cannot be installed on every machine, so this small converter keeps README.md in sync anywhere: markdown cells
+are copied, code cells become fenced Python blocks (nbdev directives removed, `#| hide` cells skipped), and the
+outputs stored in the notebook follow as text blocks.
+"""
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cell_markdown(cell: dict) -> str:
+    source = "".join(cell["source"])
+    if cell["cell_type"] == "markdown":
+        return source
+    lines = source.splitlines()
+    if any(line.strip() in ("#| hide", "#|hide") for line in lines):
+        return ""
+    code = "\n".join(line for line in lines if not line.startswith("#|")).strip()
+    parts = [f"```python\n{code}\n```"] if code else []
+    for output in cell.get("outputs", []):
+        text = output.get("text") or output.get("data", {}).get("text/plain")
+        if text:
+            parts.append("```\n" + "".join(text).rstrip() + "\n```")
+    return "\n\n".join(parts)
+
+
+def main():
+    notebook = json.loads((ROOT / "nbs" / "index.ipynb").read_text())
+    blocks = [cell_markdown(cell) for cell in notebook["cells"]]
+    text = "\n\n".join(b for b in blocks if b.strip()) + "\n"
+    (ROOT / "README.md").write_text(text)
+
+
+if __name__ == "__main__":
+    main()

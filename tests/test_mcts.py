@@ -212,7 +212,7 @@ def test_deterministic_with_seeded_rng():
 def test_policy_and_temperature():
     search = run_search(MIDGAME, hashed_evaluator, SearchConfig(simulations=100))
     counts = search.visit_counts()
-    assert search.policy(1.0) == pytest.approx([n / 100 for n in counts])
+    assert search.policy(1.0) == [n / 100 for n in counts]  # exact visit fractions: the training target
     greedy = search.policy(0)
     best = counts.index(max(counts))
     assert greedy[best] == 1.0 and sum(greedy) == 1.0 and search.choose_action(0) == best

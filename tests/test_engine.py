@@ -1,0 +1,212 @@
+"Checks of the compiled self-play engine against the game, encoding and readable-search chapters."
+import os
+from functools import partial
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from santorini_az import mcts
+from santorini_az.encoding import N_ACTIONS, action_from_index, action_index, encode, legal_action_indices
+from santorini_az.engine import (MAX_LEGAL, LinearEvaluator, SelfPlay, SelfPlayConfig, apply_action, arrays_to_state,
+                                 encode_position, fast_perft, legal_actions_into, play_games, random_start_positions,
+                                 search_positions, state_to_arrays)
+from santorini_az.game import DOME, State, apply, initial_state, legal_actions
+
+
+def random_board(rng) -> State:
+    "A position with random levels and randomly placed workers (any number placed, setup or not)."
+    heights = [int(h) for h in rng.choice(5, size=25, p=[0.35, 0.25, 0.18, 0.12, 0.10])]
+    free = [c for c in range(25) if heights[c] != DOME]
+    placed = int(rng.choice([0, 1, 2, 3, 4, 4, 4, 4]))
+    cells = [int(c) for c in rng.choice(free, size=placed, replace=False)]
+    counts = {0: (0, 0), 1: (1, 0), 2: (2, 0), 3: (2, 1), 4: (2, 2)}[placed]
+    workers = (tuple(cells[:counts[0]]), tuple(cells[counts[0]:]))
+    player = 0 if placed < 2 else 1 if placed < 4 else int(rng.integers(2))
+    if placed < 4: heights = [min(h, 2) for h in heights]  # setup positions come from an unbuilt board
+    return State(tuple(heights), workers, player)
+
+
+def random_positions(n, seed):
+    "Every position of random playouts from the start and from random boards, until `n` positions."
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < n:
+        state = initial_state() if rng.random() < 0.5 else random_board(rng)
+        while True:
+            positions.append(state)
+            actions = legal_actions(state)
+            if not actions: break
+            state = apply(state, actions[rng.integers(len(actions))])
+    return positions
+
+
+def compiled_legal(state):
+    heights, workers, player = state_to_arrays(state)
+    out = np.empty(MAX_LEGAL, np.int16)
+    return out[:legal_actions_into(heights, workers, player, out)].tolist()
+
+
+def test_rules_match_the_game_and_encoding_chapters():
+    positions = random_positions(5000, seed=1)
+    assert sum(not legal_actions(s) for s in positions) > 50  # finished games are covered too
+    planes = np.empty((5, 5, 9), np.float32)
+    for state in positions:
+        legal = compiled_legal(state)
+        assert legal == legal_action_indices(state), state
+        heights, workers, player = state_to_arrays(state)
+        encode_position(heights, workers, player, planes)
+        np.testing.assert_array_equal(planes, encode(state))
+        assert arrays_to_state(heights, workers, player) == state
+        for index in legal[:: max(1, len(legal) // 8)]:  # a spread of the legal actions
+            h, w = heights.copy(), workers.copy()
+            after = apply_action(h, w, player, index)
+            assert arrays_to_state(h, w, after) == apply(state, action_from_index(state, index))
+
+
+def test_perft():
+    assert [fast_perft(initial_state(), d) for d in range(6)] == [1, 25, 600, 13_800, 303_600, 17_252_928]
+
+
+def test_perft_matches_the_game_chapter_from_random_positions():
+    from santorini_az.game import perft
+    for state in random_positions(40, seed=2)[::4]:
+        assert fast_perft(state, 2) == perft(state, 2)
+
+
+def readable_search(state, evaluator, config):
+    search = mcts.run_search(state, evaluator.evaluate_state,
+                             mcts.SearchConfig(simulations=config.simulations, c_puct=config.c_puct,
+                                               fpu_value=config.fpu_value))
+    return search.visit_counts(), search.root_value()
+
+
+@pytest.mark.parametrize("simulations, c_puct, fpu_value, scale", [(200, 1.25, 0.0, 1.0), (64, 3.0, -0.5, 0.25)])
+def test_same_visit_counts_as_the_readable_search(simulations, c_puct, fpu_value, scale):
+    rng = np.random.default_rng(3)
+    states = ([initial_state()] + random_start_positions(12, rng) + random_start_positions(12, rng, random_moves=10)
+              + random_start_positions(12, rng, random_moves=25))
+    evaluator = LinearEvaluator(seed=4, scale=scale)
+    config = SelfPlayConfig(simulations=simulations, c_puct=c_puct, fpu_value=fpu_value, dirichlet_fraction=0.0)
+    counts, values = search_positions(states, evaluator, config)
+    for i, state in enumerate(states):
+        expected_counts, expected_value = readable_search(state, evaluator, config)
+        assert counts[i].tolist() == expected_counts, i
+        assert values[i] == expected_value, i
+
+
+def test_a_whole_game_with_tree_reuse_matches_the_readable_search():
+    evaluator, config = LinearEvaluator(seed=5), SelfPlayConfig(simulations=48, dirichlet_fraction=0.0,
+                                                                temperature_plies=0)
+    start = random_start_positions(1, np.random.default_rng(6))[0]
+    record = SelfPlay(evaluator, config, slots=1).play([(0, start, (0, 0))])[0]
+    search = mcts.Search(start, mcts.SearchConfig(simulations=48))
+    for t, action in enumerate(record.action.tolist()):
+        search.run(evaluator.evaluate_state)
+        counts = search.visit_counts()
+        np.testing.assert_array_equal(record.policy[t], np.float32(np.array(counts) / sum(counts)))
+        assert record.root_value[t] == np.float32(search.root_value())
+        assert action == search.choose_action(0.0)
+        search.advance(action)
+    assert search.root.is_terminal and record.winner == 1 - search.root.player
+
+
+def test_game_records_are_consistent():
+    config = SelfPlayConfig(simulations=24, games_in_flight=6)
+    starts = random_start_positions(3, np.random.default_rng(7)) + [initial_state()] * 3
+    records = play_games(partial(LinearEvaluator, seed=8), 6, config, start_positions=starts, workers=1)
+    assert [r.game_id for r in records] == list(range(6))
+    for record, start in zip(records, starts):
+        states = record.states()
+        assert states[0] == start and states[-1].winner() == record.winner
+        assert all(s.winner() is None for s in states[:-1])
+        for t, state in enumerate(states[:-1]):
+            np.testing.assert_array_equal(record.planes[t], encode(state))
+            assert np.flatnonzero(record.legal[t]).tolist() == legal_action_indices(state)
+            assert record.player[t] == state.player
+            assert record.legal[t, record.action[t]]
+        assert np.allclose(record.policy.sum(1), 1.0) and not (record.policy * ~record.legal).any()
+        assert np.all(np.abs(record.root_value) <= 1)
+        assert set(record.result.tolist()) <= {-1.0, 1.0} and record.result[-1] == 1.0  # the last mover won
+        assert len(record.samples()) == len(record) and len(record.samples()[0]) == 5
+
+
+def test_a_finished_start_position_gives_an_empty_record():
+    heights = [0] * 25
+    heights[1] = 3
+    won = State(tuple(heights), ((0, 24), (1, 20)), player=0)  # player 2 stands on level 3: player 1 to move has lost
+    record = play_games(LinearEvaluator, 1, SelfPlayConfig(simulations=8), start_positions=[won], workers=1)[0]
+    assert (len(record), record.winner) == (0, 1)
+
+
+def test_small_trees_restart_when_the_kept_subtree_would_not_fit():
+    config = SelfPlayConfig(simulations=40, max_nodes=45, games_in_flight=4)  # tight: subtrees rarely fit
+    records = play_games(partial(LinearEvaluator, seed=9), 4, config, workers=1)
+    for record in records:
+        assert record.states()[-1].winner() == record.winner
+        assert np.allclose(record.policy.sum(1), 1.0)
+
+
+def test_arena_games_use_each_players_evaluator():
+    "Player 0 searches with A and player 1 with B; no tree reuse, so each move is a fresh readable search."
+    a, b = LinearEvaluator(seed=10), LinearEvaluator(seed=11)
+    seen = {0: 0, 1: 0}
+    def counting(k, evaluate):
+        def wrapped(planes):
+            seen[k] += len(planes)
+            return evaluate(planes)
+        return wrapped
+    config = SelfPlayConfig(simulations=24, dirichlet_fraction=0.0, temperature_plies=0, reuse_tree=False)
+    start = random_start_positions(1, np.random.default_rng(12))[0]
+    engine = SelfPlay([counting(0, a), counting(1, b)], config, slots=2)
+    records = engine.play([(0, start, (0, 1)), (1, start, (1, 0))])
+    assert seen[0] > 0 and seen[1] > 0
+    for record, seats in zip(records, [(a, b), (b, a)]):
+        state = start
+        for t, action in enumerate(record.action.tolist()):
+            search = mcts.run_search(state, seats[state.player].evaluate_state, mcts.SearchConfig(simulations=24))
+            counts = search.visit_counts()
+            np.testing.assert_array_equal(record.policy[t], np.float32(np.array(counts) / sum(counts)))
+            assert action == search.choose_action(0.0)
+            state = apply(state, action_from_index(state, action))
+        assert state.winner() == record.winner
+
+
+def test_noise_and_temperature_are_seeded():
+    config = SelfPlayConfig(simulations=16, games_in_flight=3, seed=3)
+    first = play_games(LinearEvaluator, 3, config, workers=1)
+    second = play_games(LinearEvaluator, 3, config, workers=1)
+    assert all(np.array_equal(x.action, y.action) for x, y in zip(first, second))
+    other = play_games(LinearEvaluator, 3, SelfPlayConfig(simulations=16, games_in_flight=3, seed=4), workers=1)
+    assert not all(np.array_equal(x.action, y.action) for x, y in zip(first, other))
+
+
+def test_worker_processes():
+    config = SelfPlayConfig(simulations=12, games_in_flight=4)
+    done = []
+    records = play_games(partial(LinearEvaluator, seed=1), 5, config, workers=2, progress=lambda r, n, total: done.append(n))
+    assert [r.game_id for r in records] == list(range(5)) and done == [1, 2, 3, 4, 5]
+    assert all(r.states()[-1].winner() == r.winner for r in records)
+
+
+DISABLED_JIT_SCRIPT = """
+import numpy as np, numba
+from santorini_az.engine import LinearEvaluator, SelfPlayConfig, search_positions, fast_perft, random_start_positions
+from santorini_az.game import initial_state
+assert numba.config.DISABLE_JIT
+assert [fast_perft(initial_state(), d) for d in range(4)] == [1, 25, 600, 13800]
+states = random_start_positions(2, np.random.default_rng(0), random_moves=3)
+counts, values = search_positions(states, LinearEvaluator(), SelfPlayConfig(simulations=20, dirichlet_fraction=0.0))
+print(counts.tolist(), values.tolist())
+"""
+
+
+def test_runs_as_plain_python_with_the_jit_disabled():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    result = subprocess.run([sys.executable, "-c", DISABLED_JIT_SCRIPT], env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    states = random_start_positions(2, np.random.default_rng(0), random_moves=3)
+    counts, values = search_positions(states, LinearEvaluator(), SelfPlayConfig(simulations=20, dirichlet_fraction=0.0))
+    assert result.stdout.strip() == f"{counts.tolist()} {values.tolist()}"

@@ -260,10 +260,9 @@ def test_fold_batchnorm_whole_net(net):
 
 # ---- the evaluator
 
-@pytest.mark.parametrize("trace", [True, False])
 @pytest.mark.parametrize("batch_size", [1, 7, 256])
-def test_fp32_evaluator_matches_plain(net, trace, batch_size):
-    evaluator = Evaluator(net, "fp32", device="cpu", trace=trace)
+def test_fp32_evaluator_matches_plain(net, batch_size):
+    evaluator = Evaluator(net, "fp32", device="cpu")
     planes = random_planes(batch_size, seed=batch_size)
     logits, values = evaluator(planes)
     assert logits.dtype == values.dtype == np.float32
@@ -271,6 +270,15 @@ def test_fp32_evaluator_matches_plain(net, trace, batch_size):
     want_logits, want_values = plain_outputs(net, planes)
     np.testing.assert_allclose(logits, want_logits, atol=FP32_ATOL)
     np.testing.assert_allclose(values, want_values, atol=FP32_ATOL)
+
+
+@pytest.mark.slow
+def test_compiled_evaluator_matches_plain(net):
+    evaluator = Evaluator(net, "fp32", device="cpu", compile=True)  # torch.compile: ~35 s on a 2-core CPU
+    for batch_size in (64, 5):
+        planes = random_planes(batch_size, seed=batch_size)
+        for got, want in zip(evaluator(planes), plain_outputs(net, planes)):
+            np.testing.assert_allclose(got, want, atol=FP32_ATOL)
 
 
 def test_evaluator_is_a_snapshot(net):

@@ -391,6 +391,12 @@ def test_policy_value(net, make_state):
     assert fast_value == pytest.approx(value, abs=FP32_ATOL)
 
 
+def test_policy_value_keeps_training_mode():
+    model = SantoriniNet(NetConfig(8, 1)).train()
+    policy_value(model, initial_state())
+    assert model.training
+
+
 def test_policy_value_of_finished_game(net):
     from santorini_az.game import State
     heights = [0] * 25

@@ -18,6 +18,7 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 fi
 
 echo "== docs pre-processing (what nbdev-docs does before Quarto renders)"
+python tools/check_docs_cells.py
 python -c "from nbdev.serve import proc_nbs; proc_nbs(n_workers=2)"
 test -f _proc/index.ipynb
 

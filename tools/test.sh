@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone: set up .venv, check that the package is in sync with the notebooks,
-# run every chapter as a test (nbdev-test) and the pytest suites. Pass extra pytest arguments after the script name.
+# run every chapter as a test (nbdev-test) and the pytest suites, slow checks included (a few minutes in all on
+# 2 cores). Extra arguments go to pytest. For a quick loop while developing, run `nbdev-test` and `pytest` alone:
+# they skip the cells and tests marked slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
@@ -23,7 +25,7 @@ python -c "from nbdev.serve import proc_nbs; proc_nbs(n_workers=2)"
 test -f _proc/index.ipynb
 
 echo "== every chapter runs top to bottom (nbdev-test)"
-nbdev-test --n-workers 2 --timing
+nbdev-test --n-workers 2 --timing --flags slow
 
 echo "== pytest"
-python -m pytest -q -p no:cacheprovider "$@"
+python -m pytest -q -p no:cacheprovider --runslow "$@"

@@ -30,6 +30,7 @@ class NetFactory:
     device: str = "cpu"
     checkpoint: str | None = None
     seed: int = 0
+    compile: bool = False  # torch.compile the folded network (opt-in; compiling takes seconds to a minute)
 
     def __call__(self) -> Evaluator:
         import torch
@@ -37,7 +38,7 @@ class NetFactory:
         else:
             torch.manual_seed(self.seed)
             model = SantoriniNet(parse_net_size(self.net))
-        return Evaluator(model.eval(), self.precision, self.device)
+        return Evaluator(model.eval(), self.precision, self.device, compile=self.compile)
 
 @dataclass
 class BenchConfig:
@@ -53,6 +54,7 @@ class BenchConfig:
     warmup: float = 10.0  # seconds of self-play before measuring
     checkpoint: str | None = None
     seed: int = 0
+    compile: bool = False  # benchmark the torch.compile inference path
 
     def __post_init__(self):
         if self.checkpoint is None: parse_net_size(self.net)  # a bad size fails here, not in the workers
@@ -73,8 +75,11 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
     "One worker: warm up, time the network alone, then time self-play; send the counts to `queue`."
     try:
         _limit_threads(config.threads)
-        evaluate = NetFactory(config.net, config.precision, config.device, config.checkpoint, config.seed)()
+        evaluate = NetFactory(config.net, config.precision, config.device, config.checkpoint, config.seed,
+                              config.compile)()
         slots = max(1, config.games // config.workers)
+        if config.compile:  # compile now, for the full batch and then any batch size, so that no timing includes it
+            for size in (slots, max(1, slots - 1)): evaluate(random_planes(size, seed=size))
         rng = np.random.default_rng([config.seed, worker])
         engine = SelfPlay(evaluate, SelfPlayConfig(games_in_flight=slots, simulations=config.sims), rng=rng)
         lengths = []
@@ -139,7 +144,7 @@ def run_bench(config: BenchConfig) -> dict:
                 ratio=round(simulations / network, 3),
                 games_per_hour=round(3600 * simulations / (config.sims * mean_length), 1) if mean_length else None,
                 peak_memory_mb=round(peak, 1), net=parse_net_size(config.net).name if not config.checkpoint else config.checkpoint,
-                precision=config.precision, device=config.device, games=config.games, sims=config.sims,
+                precision=config.precision, device=config.device, compile=config.compile, games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
                 selfplay_positions_per_s=round(evaluated, 1), mean_game_plies=round(mean_length, 1) if mean_length else None,
                 games_finished=len(lengths), cores=os.cpu_count())

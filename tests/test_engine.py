@@ -210,3 +210,11 @@ def test_runs_as_plain_python_with_the_jit_disabled():
     states = random_start_positions(2, np.random.default_rng(0), random_moves=3)
     counts, values = search_positions(states, LinearEvaluator(), SelfPlayConfig(simulations=20, dirichlet_fraction=0.0))
     assert result.stdout.strip() == f"{counts.tolist()} {values.tolist()}"
+
+
+@pytest.mark.slow
+def test_bench_compile_path_runs():
+    # The --compile path compiles in each worker before timing; check it runs and reports itself.
+    from santorini_az.bench import BenchConfig, run_bench
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, compile=True))
+    assert result["compile"] is True and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0

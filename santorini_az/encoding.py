@@ -12,9 +12,10 @@ from .game import (CELLS, DIRECTIONS, DOME, SIZE, Action, Move, Placement, State
 
 # %% auto #0
 __all__ = ['N_PLACEMENTS', 'N_ACTIONS', 'N_PLANES', 'PLANE_NAMES', 'SYMMETRY_NAMES', 'CELL_PERMUTATIONS',
-           'DIRECTION_PERMUTATIONS', 'ACTION_PERMUTATIONS', 'INVERSE_SYMMETRY', 'direction_between', 'action_index',
-           'action_from_index', 'legal_action_indices', 'legal_mask', 'encode_into', 'encode', 'encode_batch',
-           'transform_action', 'transform_state', 'transform_policy', 'transform_planes']
+           'DIRECTION_PERMUTATIONS', 'ACTION_PERMUTATIONS', 'INVERSE_SYMMETRY', 'ACTION_SOURCES', 'CELL_SOURCES',
+           'direction_between', 'action_index', 'action_from_index', 'legal_action_indices', 'legal_mask',
+           'encode_into', 'encode', 'encode_batch', 'transform_action', 'transform_state', 'transform_policy',
+           'transform_planes']
 
 # %% ../nbs/02_encoding.ipynb #2220e07d
 N_PLACEMENTS = CELLS
@@ -138,15 +139,16 @@ def _inverse(perm) -> list[int]:
     for i, j in enumerate(perm): inverse[j] = i
     return inverse
 
-_ACTION_SOURCES = tuple(_inverse(p) for p in ACTION_PERMUTATIONS)  # [s][new index] -> old index
-_CELL_SOURCES = tuple(_inverse(p) for p in CELL_PERMUTATIONS)
+# The same tables read the other way: [s][new index] -> the index it came from (handy for gathering whole arrays).
+ACTION_SOURCES = tuple(_inverse(p) for p in ACTION_PERMUTATIONS)
+CELL_SOURCES = tuple(_inverse(p) for p in CELL_PERMUTATIONS)
 
 def transform_policy(policy, s: int):
     "A 153-long policy or mask (a list, or a numpy array [..., 153]) with symmetry `s` applied."
-    if hasattr(policy, "shape"): return policy[..., _ACTION_SOURCES[s]]
-    return [policy[i] for i in _ACTION_SOURCES[s]]
+    if hasattr(policy, "shape"): return policy[..., ACTION_SOURCES[s]]
+    return [policy[i] for i in ACTION_SOURCES[s]]
 
 def transform_planes(planes, s: int):
     "Input planes (numpy [..., 5, 5, 9]) with symmetry `s` applied."
     flat = planes.reshape(*planes.shape[:-3], CELLS, planes.shape[-1])
-    return flat[..., _CELL_SOURCES[s], :].reshape(planes.shape)
+    return flat[..., CELL_SOURCES[s], :].reshape(planes.shape)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .encoding import N_ACTIONS, N_PLANES, ACTION_PERMUTATIONS, transform_planes
+from .encoding import N_ACTIONS, N_PLANES, ACTION_PERMUTATIONS, CELL_SOURCES
 
 # %% auto #0
 __all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'atomic_write_bytes', 'save_examples',
@@ -56,17 +56,8 @@ def concat_examples(parts: list[Examples]) -> Examples:
                       for f in Examples.FIELDS))
 
 # %% ../nbs/06a_replay.ipynb #badad4f3
-def _cell_permutations() -> np.ndarray:
-    "[8, 25]: row s gives, for each cell of the transformed board, the cell of the original it comes from."
-    board = np.repeat(np.arange(25, dtype=np.float32).reshape(5, 5, 1), N_PLANES, axis=2)
-    rows = []
-    for s in range(8):
-        moved = np.asarray(transform_planes(board, s))
-        assert (moved == moved[..., :1]).all(), "a symmetry must move cells, not planes"
-        rows.append(moved[..., 0].reshape(25).astype(np.int64))
-    return np.stack(rows)
-
-_CELL_SOURCE = _cell_permutations()
+# Each example gets its own symmetry, so the encoding chapter's tables become arrays to index per example.
+_CELL_SOURCE = np.asarray(CELL_SOURCES, dtype=np.int64)  # [8, 25]: the original cell each transformed cell comes from
 _ACTION_TARGET = np.asarray(ACTION_PERMUTATIONS, dtype=np.int64)  # [8, 153]: where action a goes under s
 
 def augment(planes: np.ndarray, policy: np.ndarray, legal: np.ndarray, symmetries: np.ndarray):

@@ -9,12 +9,12 @@ Docs: https://santorini-az.github.io/santorini_az/arena.html.md"""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, asdict
-from typing import Callable, Protocol, Sequence
+from dataclasses import dataclass
+from typing import Protocol, Sequence
 
 import numpy as np
 
-from .game import State, Action, Placement, initial_state, legal_actions, apply, winner, STEPS, WIN_LEVEL, DOME
+from .game import State, Action, Placement, initial_state, legal_actions, apply, winner, STEPS, WIN_LEVEL
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig, run_batched
 from .selfplay import PlanesEvaluator, states_evaluator, uniform_planes_evaluator

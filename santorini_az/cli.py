@@ -7,7 +7,6 @@ Docs: https://santorini-az.github.io/santorini_az/cli.html.md"""
 # %% ../nbs/11_cli.ipynb #a663d070
 from __future__ import annotations
 
-import sys
 from typing import List
 
 import typer

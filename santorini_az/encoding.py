@@ -7,7 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/encoding.html.md"""
 # %% ../nbs/02_encoding.ipynb #5401b1f8
 from __future__ import annotations
 
-from .game import (CELLS, DIRECTIONS, DOME, SIZE, Action, Move, Placement, State, cell_at, legal_actions,
+from .game import (CELLS, DIRECTIONS, SIZE, Action, Move, Placement, State, cell_at, legal_actions,
                                row_col)
 
 # %% auto #0

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-import time
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np

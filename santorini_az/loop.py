@@ -9,7 +9,6 @@ Docs: https://santorini-az.github.io/santorini_az/loop.html.md"""
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from contextlib import contextmanager

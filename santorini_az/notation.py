@@ -7,7 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/notation.html.md"""
 # %% ../nbs/01a_notation.ipynb #91115376
 from __future__ import annotations
 
-from .game import (CELLS, DIRECTIONS, SIZE, Action, Move, Placement, State, cell_at, initial_state,
+from .game import (CELLS, SIZE, Action, Move, Placement, State, cell_at, initial_state,
                                legal_actions, row_col)
 
 # %% auto #0

@@ -9,7 +9,6 @@ Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import Callable
 
@@ -19,13 +18,11 @@ from .game import State, initial_state, winner
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index, encode, legal_action_indices
 from .mcts import Search, SearchConfig
-from .network import policy_value
-from .selfplay import SelfPlayConfig, play_games, games_to_examples, selfplay_stats, states_evaluator, uniform_planes_evaluator
+from .selfplay import SelfPlayConfig, games_to_examples, selfplay_stats, states_evaluator
 from .replay import save_examples
-from .arena import (MatchResult, SearchPlayer, reference_player, random_openings, play_match, match_result,
-                                wilson_interval, REFERENCE_PLAYERS)
+from .arena import (MatchResult, SearchPlayer, reference_player, random_openings, play_match, wilson_interval, REFERENCE_PLAYERS)
 from .loop import (RunError, Progress, CheckpointEvaluator, uniform_evaluator_factory, engine_match,
-                               engine_selfplay, load_network, make_evaluator)
+                               engine_selfplay, load_network)
 
 # %% auto #0
 __all__ = ['evaluator_factory', 'make_player', 'run_match', 'match_summary', 'generate_games', 'inspect_position',

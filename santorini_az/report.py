@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .loop import RunDirectory, Record, network_name
+from .loop import RunDirectory, Record
 
 # %% auto #0
 __all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_speed', 'report_figure',

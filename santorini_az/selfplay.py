@@ -15,9 +15,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .game import State, initial_state, winner
-from .encoding import N_ACTIONS, encode, encode_batch, action_from_index, legal_action_indices
+from .encoding import N_ACTIONS, encode, encode_batch
 from .mcts import Search, SearchConfig, run_batched
-from .replay import Examples, empty_examples
+from .replay import Examples
 
 # %% auto #0
 __all__ = ['PlanesEvaluator', 'uniform_planes_evaluator', 'states_evaluator', 'SelfPlayConfig', 'GameRecord', 'games_to_examples',

@@ -10,7 +10,7 @@ Docs: https://santorini-az.github.io/santorini_az/trainer.html.md"""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np

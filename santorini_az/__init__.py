@@ -2,6 +2,7 @@
 
 Modules:
 
+- `santorini_az.alphabeta`: Negamax with α-β, iterative deepening and aspiration windows, a Zobrist-hashed transposition table, move ordering, mate scores, a hand-written evaluation and a permanent brain, compiled with numba.
 - `santorini_az.arena`: How strong is a network? Matches from varied openings with colours swapped, a confidence interval on the score, fixed reference opponents, and one Elo table fitted over every game played.
 - `santorini_az.engine`: The search of chapter 3, run for hundreds of games at once: the tree as arrays, the rules and the tree walk compiled with numba, one network call per simulation step, and one worker process per core.
 - `santorini_az.loop`: Self-play, training, the arena and the reference matches as stages of a loop that keeps all its state in a run directory, so it can be killed at any moment and resumed without losing or repeating work.

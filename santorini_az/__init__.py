@@ -8,6 +8,7 @@ Modules:
 - `santorini_az.loop`: Self-play, training, the arena and the reference matches as stages of a loop that keeps all its state in a run directory, so it can be killed at any moment and resumed without losing or repeating work.
 - `santorini_az.mcts`: PUCT search in pure Python: a tree of positions, select–expand–backup, root noise, and an evaluator that is *requested* rather than called, so that many searches can share one network call.
 - `santorini_az.play`: What the `arena`, `selfplay`, `inspect` and `play` commands do: a match between any two players, games to a file, a position seen through the network and the search, and a game against the engine in the terminal.
+- `santorini_az.protocol`: `santorini_az engine`: a UCI-like text protocol on stdin/stdout with the AlphaZero search and the α-β engine behind it, and a match runner that pits any two protocol engines against each other.
 - `santorini_az.replay`: The positions self-play has produced, with their policy and value targets, a window over recent generations, and the 8 board symmetries as free extra data.
 - `santorini_az.report`: Plots of a run from its records: losses, arena results with their error bars, Elo over iterations and self-play speed, shown inline and saved as PNG files.
 - `santorini_az.selfplay`: Games of the network against itself, with exploration (a temperature schedule and root noise), resignation that audits itself, and the training examples they leave behind.

@@ -1,0 +1,147 @@
+"The engine protocol, spoken to a real engine subprocess; the match runner between two of them."
+import queue
+import shlex
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from santorini_az.notation import parse_position, play_moves, parse_action
+from santorini_az.protocol import play_match
+
+ENGINE_ARGS = [sys.executable, "-c", "from santorini_az.protocol import engine_command; engine_command()"]
+
+
+class Engine:
+    "A `santorini_az engine` subprocess with a line queue, so that every read has a timeout."
+
+    def __init__(self):
+        self.process = subprocess.Popen(ENGINE_ARGS, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(l.rstrip("\n")) for l in self.process.stdout], daemon=True).start()
+
+    def send(self, line):
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def read(self, timeout=60):
+        return self.lines.get(timeout=timeout)
+
+    def until(self, word, timeout=60):
+        "Every line up to and including the first that starts with `word`."
+        lines = []
+        while not (lines and lines[-1].split()[:1] == [word]): lines.append(self.read(timeout))
+        return lines
+
+    def quiet(self, seconds=0.3):
+        "Nothing more is written within `seconds`."
+        try: line = self.lines.get(timeout=seconds)
+        except queue.Empty: return True
+        pytest.fail(f"unexpected output {line!r}")
+
+
+@pytest.fixture
+def engine():
+    e = Engine()
+    yield e
+    if e.process.poll() is None:
+        e.process.kill()
+    e.process.wait(10)
+
+
+def test_handshake_search_and_quit(engine):
+    engine.send("uci")
+    lines = engine.until("uciok")
+    assert lines[0].startswith("id name santorini_az")
+    options = {l.split()[2] for l in lines if l.startswith("option name")}
+    assert {"Checkpoint", "Simulations", "Engine", "Threads"} <= options
+    engine.send("isready")
+    assert engine.read() == "readyok"
+    engine.send("ucinewgame")
+    engine.send("position startpos moves C3 D4 B2 D2")
+    engine.send("go depth 3")
+    lines = engine.until("bestmove")
+    infos = [l for l in lines if l.startswith("info depth")]
+    assert len(infos) == 3 and all(" score " in l and " nodes " in l and " pv " in l for l in infos)
+    state = play_moves(parse_position("startpos"), "C3 D4 B2 D2")
+    parse_action(state, lines[-1].split()[1])  # a legal move, or NotationError
+    engine.send("position fen 0000000230000000000000000/1/C4,A1/E1,E2")
+    engine.send("go nodes 5000")
+    lines = engine.until("bestmove")
+    assert "score win 1" in lines[-2] and lines[-1] == "bestmove C4>D4^C4"
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+    assert "Traceback" not in engine.process.stderr.read()
+
+
+def test_go_infinite_answers_only_after_stop(engine):
+    engine.send("position startpos moves C3 D4 B2 D2")
+    engine.send("go infinite")
+    assert engine.read().startswith("info depth 1")
+    engine.send("isready")  # answered while searching
+    assert "readyok" in engine.until("readyok")[-1]
+    engine.send("stop")
+    lines = engine.until("bestmove")
+    assert not any(l.startswith("info string error") for l in lines)
+    engine.send("go movetime 200")
+    assert engine.until("bestmove")[-1].startswith("bestmove ")
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_alphazero_engine_uniform_prior(engine):
+    engine.send("setoption name Engine value alphazero")
+    engine.send("setoption name Simulations value 50")
+    engine.send("position fen 0000000230000000000000000/1/C4,A1/E1,E2")
+    engine.send("go")
+    lines = engine.until("bestmove")
+    assert "nodes 50" in lines[-2]
+    engine.send("go nodes 20")
+    assert "nodes 20" in engine.until("bestmove")[-2]
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+@pytest.mark.parametrize("command", [
+    "hello", "go depth -1", "go nodes", "go sideways 3", "position", "position startpos moves C3 C3",
+    "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",
+    "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
+    "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"])
+def test_a_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine, command):
+    engine.send(command)
+    line = engine.read()
+    assert line.startswith("info string error: "), line
+    engine.quiet()
+    engine.send("isready")
+    assert engine.read() == "readyok"
+    engine.send("position startpos")
+    engine.send("go depth 1")
+    assert engine.until("bestmove")[-1].startswith("bestmove ")
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+    assert "Traceback" not in engine.process.stderr.read()
+
+
+def test_go_on_a_finished_game(engine):
+    engine.send("position fen 0000000030000000000000000/2/D4,A1/E1,E2")
+    engine.send("go")
+    assert engine.read().startswith("info string error: the game is over")
+    assert engine.read() == "bestmove (none)"
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_end_of_input_ends_the_engine():
+    done = subprocess.run(ENGINE_ARGS, input="isready\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "readyok\n" and "Traceback" not in done.stderr
+
+
+def test_match_between_two_engine_subprocesses():
+    command = shlex.join(ENGINE_ARGS)
+    match = play_match(command, command, openings=1, go="depth 3", go_second="depth 1", seed=1)
+    assert match.wins + match.losses == 2 and len(match.games) == 2
+    assert {colour for _, colour, _, _, _ in match.games} == {0, 1}
+    assert all(note == "" for *_, note in match.games)  # nobody forfeited
+    assert "score" in match.summary()

@@ -394,11 +394,18 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
     finally:
         for engine in engines: engine.close()
 
+def _options(pairs: Sequence[str]) -> dict:
+    "{'Name': 'value'} from ['Name=value', ...]."
+    if any("=" not in p for p in pairs): raise ProtocolError(f"engine options are Name=value, got {list(pairs)}")
+    return dict(p.split("=", 1) for p in pairs)
+
 def match_command(first: str, second: str, openings: int = 4, movetime: int | None = None, nodes: int | None = None,
-                  depth: int | None = None, go_second: str | None = None, seed: int = 0) -> EngineMatch:
-    "The `santorini_az match` command: one budget for both engines (or `go_second` for the second); prints the result."
+                  depth: int | None = None, go_second: str | None = None, seed: int = 0,
+                  options_first: Sequence[str] = (), options_second: Sequence[str] = ()) -> EngineMatch:
+    "The `santorini_az match` command: one budget for both (or `go_second` for the second); prints the result."
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
     if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
-    match = play_match(first, second, openings, budgets[0] if budgets else "depth 2", go_second, seed=seed, echo=print)
+    match = play_match(first, second, openings, budgets[0] if budgets else "depth 2", go_second,
+                       _options(options_first), _options(options_second), seed=seed, echo=print)
     print(match.summary())
     return match

@@ -236,13 +236,14 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             loop.close()
     return run
 
-def summary_line(record: Record) -> str:
-    "One line about a finished stage, for the console."
+def summary_line(record: Record, timings: bool = True) -> str:
+    "One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour)."
     v = record.values
-    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d} ({record.seconds:6.1f}s)"
+    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s)" if timings else "")
     if record.stage == "selfplay":
+        speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
         return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \
-               f"{v['games_per_hour']:.0f} games/h, false resignations {v['false_resignation_rate']:.0%}"
+               f"{speed}false resignations {v['false_resignation_rate']:.0%}"
     if record.stage == "train":
         held = f", holdout {v['holdout_policy_loss']:.3f}/{v['holdout_value_loss']:.3f}" if "holdout_policy_loss" in v else ""
         return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held} lr {v['lr']:.2g}"

@@ -74,11 +74,12 @@ def plot_speed(ax, records):
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
           "speed": plot_speed}
 
-def report_figure(records: list[Record]):
-    "One figure with every panel."
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7))
-    for ax, draw in zip(axes.flat, PANELS.values()): draw(ax, records)
-    axes.flat[-1].axis("off")
+def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS)):
+    "One figure with the named `panels` (default: every panel), three to a row."
+    rows = -(-len(panels) // 3)
+    fig, axes = plt.subplots(rows, 3, figsize=(13, 3.5 * rows), squeeze=False)
+    for ax, name in zip(axes.flat, panels): PANELS[name](ax, records)
+    for ax in axes.flat[len(panels):]: ax.axis("off")
     fig.tight_layout()
     return fig
 

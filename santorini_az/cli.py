@@ -7,7 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/cli.html.md"""
 # %% ../nbs/11_cli.ipynb #a663d070
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import typer
 
@@ -16,7 +16,7 @@ from .notation import NotationError, format_action, format_position, parse_posit
 
 # %% auto #0
 __all__ = ['app', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'train', 'report', 'arena',
-           'selfplay', 'inspect', 'play', 'main']
+           'selfplay', 'inspect', 'play', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/11_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -81,8 +81,8 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
 
 # %% ../nbs/11_cli.ipynb #457c67e3
 def _run_errors():
-    from santorini_az.loop import RunError
-    return (RunError, ValueError, FileNotFoundError)
+    from santorini_az.rundir import RunError
+    return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
 def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop) or seed (256x8, GPU)."),
@@ -97,7 +97,10 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars.")):
     "Train a network by self-play: self-play, training, arena and reference matches, in a resumable run directory."
     from pathlib import Path
-    from santorini_az.loop import Progress, resolve_config, run_training, RunDirectory
+    from santorini_az.progress import Progress
+    from santorini_az.config import resolve_config
+    from santorini_az.loop import run_training
+    from santorini_az.rundir import RunDirectory
     from santorini_az.report import write_report
     overrides = [f"{k}={v}" for k, v in (("iterations", iterations), ("hours", hours), ("seed", seed)) if v is not None]
     if net:
@@ -114,9 +117,12 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         else:
             settings = resolve_config(preset, config, overrides)
             run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet))
-        paths = write_report(run.root)
-        typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {paths[0]}")
     except _run_errors() as e: fail(str(e))
+    try: where = write_report(run.root)[0]
+    except Exception as e:  # the report follows the training: it must never change the training's outcome
+        where = f"not written ({type(e).__name__}: {e})"
+        typer.echo(f"warning: the report of {run.root} failed: {e}", err=True)
+    typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {where}")
 
 @app.command()
 def report(run: str = typer.Argument(..., help="A run directory.")):
@@ -136,7 +142,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
     from santorini_az.play import run_match, match_summary
-    from santorini_az.loop import Progress
+    from santorini_az.progress import Progress
     try: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result))
@@ -151,7 +157,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
-    from santorini_az.loop import Progress
+    from santorini_az.progress import Progress
     try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
@@ -181,6 +187,37 @@ def play(checkpoint: str = typer.Option("mcts", help="The engine's network (defa
     except (EOFError, KeyboardInterrupt): result = None
     except _run_errors() as e: fail(str(e))
     typer.echo("game abandoned" if result is None else f"player {result + 1} wins")
+
+# %% ../nbs/11_cli.ipynb #b6a25bb5
+@app.command()
+def engine():
+    "Speak the UCI-like engine protocol on stdin/stdout (alpha-beta or the AlphaZero search; see chapter 8a)."
+    from santorini_az.protocol import engine_command
+    engine_command()
+
+@app.command()
+def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santorini_az engine'."),
+          second: str = typer.Argument(..., help="The other engine command."),
+          openings: int = typer.Option(4, min=1, help="Random openings, each played twice with colours swapped."),
+          movetime: Optional[int] = typer.Option(None, min=1, help="Milliseconds per move."),
+          nodes: Optional[int] = typer.Option(None, min=1, help="Nodes (simulations for alphazero) per move."),
+          depth: Optional[int] = typer.Option(None, min=1, help="Depth per move (alphabeta)."),
+          go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),
+          option1: List[str] = typer.Option([], help="Option for the first engine, Name=value (repeatable)."),
+          option2: List[str] = typer.Option([], help="Option for the second engine, Name=value (repeatable)."),
+          seed: int = typer.Option(0, help="Seed of the random openings.")):
+    "Play a match between two protocol engines and print the score with its 95% interval."
+    from santorini_az.protocol import ProtocolError, match_command
+    try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2)
+    except ProtocolError as e: fail(str(e))
+
+@app.command("bench-alphabeta")
+def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search depth."),
+                    positions: int = typer.Option(8, min=1, help="Positions of seeded random games."),
+                    seed: int = typer.Option(0, help="Seed of the positions.")):
+    "Measure the alpha-beta engine's nodes per second on one core."
+    from santorini_az.alphabeta import bench_alphabeta as run
+    run(depth=depth, positions=positions, seed=seed)
 
 # %% ../nbs/11_cli.ipynb #57424fdb
 def main():

@@ -24,8 +24,7 @@ from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
 from .arena import wilson_interval
 from .encoding import action_from_index, action_index
-from .engine import random_start_positions
-from .game import State, initial_state
+from .game import State, initial_state, random_openings
 from .mcts import Search, SearchConfig, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
@@ -37,16 +36,9 @@ __all__ = ['MOVETIME_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZero
 # %% ../nbs/08a_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
     "An evaluator `state -> (logits [153], value)` for the readable search, from the network checkpoint at `path`."
-    import torch  # only an engine with a checkpoint pays for importing torch
-    from santorini_az.encoding import encode_batch
-    from santorini_az.network import load_checkpoint
-    model, _ = load_checkpoint(path)
-    torch.set_num_threads(max(1, threads))
-
-    def evaluate(state: State) -> tuple[list[float], float]:
-        with torch.inference_mode(): logits, values = model(torch.from_numpy(encode_batch([state])))
-        return logits[0].tolist(), float(values[0])
-    return evaluate
+    from santorini_az.network import NetworkFactory  # only an engine with a checkpoint pays for importing torch
+    from santorini_az.evaluator import state_evaluator
+    return state_evaluator(NetworkFactory(checkpoint=path, threads=max(1, threads))())
 
 # %% ../nbs/08a_protocol.ipynb #38241d36
 MOVETIME_SIMULATIONS = 200_000  # the most simulations a timed or infinite AlphaZero search runs
@@ -373,7 +365,7 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
                move_timeout: float = 60, echo: Callable[[str], None] | None = None,
                names: tuple[str, str] | None = None) -> EngineMatch:
     "Play `openings` random openings twice (colours swapped) between two engine commands; the first's result."
-    starts = random_start_positions(openings, np.random.default_rng(seed))
+    starts = random_openings(openings, np.random.default_rng(seed))
     engines = [EngineProcess(first, options, "first", move_timeout)]
     try:
         engines.append(EngineProcess(second, options_second if options_second is not None else options, "second",

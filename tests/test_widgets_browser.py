@@ -34,7 +34,10 @@ def free_port() -> int:
 
 def write_notebook(path: Path, simulations: int) -> None:
     cells = ["from santorini_az.widgets import PlayWidget",
-             f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame"]
+             f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame",
+             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\nslow",
+             "print('the kernel answers:', 6 * 7)",
+             "slow.side.value = 0\nslow.new_game()  # drops the long search"]
     nb = {"nbformat": 4, "nbformat_minor": 5,
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
           "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
@@ -124,6 +127,12 @@ class Board:
         assert self.levels() == list(state.heights), self.moves()
 
 
+def run_cell(page, index: int) -> None:
+    "Run the notebook's cell number `index`, as Shift+Enter would (without moving on)."
+    page.evaluate("i => { const panel = window.jupyterapp.shell.currentWidget; panel.content.activeCellIndex = i; "
+                  "return window.jupyterapp.commands.execute('notebook:run-cell'); }", index)
+
+
 def play_a_turn(board: Board) -> int:
     "Play one move by clicks: a worker, a destination, a build (always the first highlighted cell); the move count after it."
     before = len(board.moves())
@@ -150,7 +159,7 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
             page.goto(f"{base}/lab/tree/play.ipynb?token={token}")
             page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
                                    "?.status === 'idle'", timeout=START_TIMEOUT_S * 1000)
-            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            run_cell(page, 0); run_cell(page, 1)
             board = Board(page)
             board.root.wait_for(timeout=STEP_TIMEOUT_MS)
             board.wait("board.querySelectorAll('.saz-hit.saz-target').length === 25")
@@ -183,10 +192,26 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
             assert "player 1" in board.status() and "to move" in board.status()
             board.check_matches_record()
             if shots != tmp_path: board.root.screenshot(path=str(shots / "widgets_play_board.png"))
+
+            # While an engine thinks (progress bar shown), another cell runs: the kernel is not frozen.
+            run_cell(page, 2)
+            page.wait_for_function(f"() => {{ const b = document.querySelectorAll('{BOARD}')[1]; return b && "
+                                   "b.querySelector('.saz-progress').style.visibility === 'visible' && "
+                                   "parseFloat(b.querySelector('.saz-progress-fill').style.width) > 0; }",
+                                   timeout=STEP_TIMEOUT_MS)
+            run_cell(page, 3)
+            page.locator(".jp-OutputArea-output", has_text="the kernel answers: 42").wait_for(timeout=STEP_TIMEOUT_MS)
+            slow = page.locator(BOARD).nth(1)
+            assert slow.locator(".saz-progress").evaluate("n => n.style.visibility") == "visible"  # still thinking
+            if shots != tmp_path: slow.screenshot(path=str(shots / "widgets_thinking.png"))
+            run_cell(page, 4)
+            page.wait_for_function(f"() => document.querySelectorAll('{BOARD}')[1].querySelector('.saz-progress')"
+                                   ".style.visibility === 'hidden'", timeout=STEP_TIMEOUT_MS)
         except Exception as e:
             shots.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(shots / "widgets_failure.png"), full_page=True)
             raise AssertionError(f"{e}\n(screenshot: {shots / 'widgets_failure.png'})") from e
         finally:
             browser.close()
-    print(f"browser game: {len(played)} moves played and one undo in {time.monotonic() - started:.1f} s")
+    print(f"browser: {len(played)} moves by clicks, one undo, a responsive kernel while thinking, in "
+          f"{time.monotonic() - started:.1f} s")

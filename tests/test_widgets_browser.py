@@ -191,7 +191,8 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
             assert len(played) - len(board.moves()) in (1, 2)
             assert "player 1" in board.status() and "to move" in board.status()
             board.check_matches_record()
-            if shots != tmp_path: board.root.screenshot(path=str(shots / "widgets_play_board.png"))
+            if shots != tmp_path:  # the whole widget, controls included, as the reader sees it
+                page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").screenshot(path=str(shots / "widgets_play.png"))
 
             # While an engine thinks (progress bar shown), another cell runs: the kernel is not frozen.
             run_cell(page, 2)

@@ -26,35 +26,27 @@ from .game import (CELLS, DOME, SIZE, STEPS, WIN_LEVEL, WORKER_MARKS, Action, Mo
 from .notation import (START, NotationError, cell_name, format_action, format_position, parse_action,
                                    parse_position)
 from .encoding import action_from_index, encode, legal_action_indices
-from .mcts import Search, SearchConfig
-from .network import CheckpointError, Evaluator, load_checkpoint
-from .selfplay import uniform_planes_evaluator
-from .loop import Record, read_records
+from .mcts import Search, SearchConfig, legal_priors
+from .evaluator import Evaluator, uniform_evaluator, state_evaluator
+from .arena import checkpoint_factory
+from .rundir import Record, read_records
 
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
-           'evaluate_state', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
-           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'Inspection',
-           'principal_variation', 'inspect', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
-           'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training']
+           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
+           'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'Inspection', 'principal_variation',
+           'inspect', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
+           'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training']
 
 # %% ../nbs/07_widgets.ipynb #495f318c
 class WidgetError(ValueError):
     "Something a widget was given cannot be used (a missing checkpoint, a bad position); the message says what."
 
-def load_evaluator(spec: str):
-    "The planes evaluator named by `spec`: 'mcts' (uniform prior, value 0) or the path of a checkpoint."
-    if spec == "mcts": return uniform_planes_evaluator
-    path = Path(spec)
-    if not path.is_file(): raise WidgetError(f"no checkpoint at {spec!r}: give a .safetensors file, or 'mcts'")
-    try: model, _ = load_checkpoint(path)
-    except (OSError, CheckpointError, ValueError) as e: raise WidgetError(f"cannot load {spec!r}: {e}") from None
-    return Evaluator(model, precision="fp32", device="cpu")
-
-def evaluate_state(evaluate, state: State) -> tuple[list[float], float]:
-    "The planes evaluator `evaluate` on one `state`: (153 logits, value for the player to move), as `Search.resume` takes them."
-    logits, values = evaluate(encode(state)[None])
-    return np.asarray(logits[0], np.float64).tolist(), float(values[0])
+def load_evaluator(spec: str) -> Evaluator:
+    "The evaluator named by `spec`: 'mcts' (uniform prior, value 0) or the path of a checkpoint (checked by the arena)."
+    if spec == "mcts": return uniform_evaluator
+    try: return checkpoint_factory(spec)()
+    except ValueError as e: raise WidgetError(f"{e}: give a .safetensors checkpoint, or 'mcts'") from None
 
 # %% ../nbs/07_widgets.ipynb #c3521c3b
 def click_targets(state: State, selection: Sequence[int] = ()) -> list[int]:
@@ -558,7 +550,7 @@ def engine_reply(state: State, evaluate, simulations: int, on_progress=None, can
     search, every = Search(state, SearchConfig(simulations=simulations)), max(1, simulations // 50)
     while (pending := search.pending()) is not None:
         if cancelled is not None and cancelled(): return None
-        search.resume(*evaluate_state(evaluate, pending))
+        search.resume(*state_evaluator(evaluate)(pending))
         if on_progress and search.simulations_done % every == 0: on_progress(search.simulations_done / simulations)
     return action_from_index(state, search.choose_action(0.0))
 
@@ -695,12 +687,10 @@ def inspect(state: State, evaluate, simulations: int = 200) -> Inspection:
     "What the planes evaluator `evaluate` and a `simulations` search of it make of `state`."
     if winner(state) is not None: raise WidgetError("the game is over in this position: nothing to inspect")
     logits, values = evaluate(encode(state)[None])
-    legal = legal_action_indices(state)
-    weights = np.exp(logits[0, legal] - logits[0, legal].max())
-    prior = dict(zip(legal, weights / weights.sum()))
     search = Search(state, SearchConfig(simulations=simulations))
-    search.run(lambda s: evaluate_state(evaluate, s))
+    search.run(state_evaluator(evaluate))
     root = search.root
+    prior = dict(zip(root.actions, legal_priors(logits[0].tolist(), root.actions)))  # the search's own softmax
     order = sorted(range(len(root.actions)), key=lambda i: (-root.visits[i], -prior[root.actions[i]]))
     actions = [action_from_index(state, root.actions[i]) for i in order]
     return Inspection(format_position(state), [format_action(state, a) for a in actions],

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from santorini_az.game import CELLS, WIN_LEVEL, Move, Placement, apply, initial_state, legal_actions, winner
-from santorini_az.loop import Record
+from santorini_az.rundir import Record
 from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
 from santorini_az.notation import format_action, format_position, parse_action, parse_position, play_moves
 from santorini_az.play import inspect_position
@@ -162,7 +162,7 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
 
 def test_a_bad_opponent_is_reported_on_the_board(tmp_path):
     game = PlayWidget(str(tmp_path / "missing.safetensors"), human=0, simulations=8)
-    assert game.board.refused and "no checkpoint" in game.board.message
+    assert game.board.refused and "no such checkpoint" in game.board.message
     bad = tmp_path / "bad.safetensors"
     bad.write_text("not a checkpoint")
     with pytest.raises(WidgetError, match="cannot load"):

@@ -15,6 +15,7 @@ Modules:
 - `santorini_az.report`: Plots of a run from its records: losses, arena results with their error bars, Elo over iterations and self-play speed, shown inline and saved as PNG files.
 - `santorini_az.rundir`: Every file of a training run in one directory: the records that say which stages are done, the champion pointer, atomic writes, and a lock so that one run has one writer.
 - `santorini_az.selfplay`: Games of the network against itself, with exploration (a temperature schedule and root noise), resignation that audits itself, and the training examples they leave behind.
-- `santorini_az.trainer`: The AlphaZero losses (cross-entropy to the search's visit distribution over the legal moves, squared error to the value target), and the optimiser steps that minimise them: weight decay, a learning-rate schedule and gradient clipping."""
+- `santorini_az.trainer`: The AlphaZero losses (cross-entropy to the search's visit distribution over the legal moves, squared error to the value target), and the optimiser steps that minimise them: weight decay, a learning-rate schedule and gradient clipping.
+- `santorini_az.widgets`: A board you click on, a game against the engine, the network and the search drawn over a position, and a live view of a training run: JupyterLab widgets whose rules stay in Python."""
 
 __version__ = "0.1.0"

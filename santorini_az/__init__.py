@@ -4,6 +4,7 @@ Modules:
 
 - `santorini_az.arena`: How strong is a network? Matches from varied openings with colours swapped, a confidence interval on the score, fixed reference opponents, and one Elo table fitted over every game played.
 - `santorini_az.engine`: The search of chapter 3, run for hundreds of games at once: the tree as arrays, the rules and the tree walk compiled with numba, one network call per simulation step, and one worker process per core.
+- `santorini_az.export`: The network leaves Python: one ONNX file with the reference system's contract, checked against torch on a thousand positions, and an onnxruntime evaluator that plugs into the search like the torch one.
 - `santorini_az.loop`: Self-play, training, the arena and the reference matches as stages of a loop that keeps all its state in a run directory, so it can be killed at any moment and resumed without losing or repeating work.
 - `santorini_az.mcts`: PUCT search in pure Python: a tree of positions, select–expand–backup, root noise, and an evaluator that is *requested* rather than called, so that many searches can share one network call.
 - `santorini_az.play`: What the `arena`, `selfplay`, `inspect` and `play` commands do: a match between any two players, games to a file, a position seen through the network and the search, and a game against the engine in the terminal.

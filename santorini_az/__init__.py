@@ -11,6 +11,7 @@ Modules:
 - `santorini_az.replay`: The positions self-play has produced, with their policy and value targets, a window over recent generations, and the 8 board symmetries as free extra data.
 - `santorini_az.report`: Plots of a run from its records: losses, arena results with their error bars, Elo over iterations and self-play speed, shown inline and saved as PNG files.
 - `santorini_az.selfplay`: Games of the network against itself, with exploration (a temperature schedule and root noise), resignation that audits itself, and the training examples they leave behind.
+- `santorini_az.serve`: `santorini_az serve RUN_DIR`: the browser app, and whichever network a training run has most recently promoted, exported to ONNX on the fly; open pages switch to a new champion without a reload.
 - `santorini_az.trainer`: The AlphaZero losses (cross-entropy to the search's visit distribution over the legal moves, squared error to the value target), and the optimiser steps that minimise them: weight decay, a learning-rate schedule and gradient clipping."""
 
 __version__ = "0.1.0"

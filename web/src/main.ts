@@ -154,10 +154,12 @@ async function think() {
   game.hint = [];
   $("thinking").textContent = "thinking ...";
   draw();
+  const started = performance.now();
   const reply = await ask<Extract<Reply, { type: "search" | "error" }>>({
     type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16),
     seed: Math.floor(Math.random() * 2 ** 31),
   });
+  hooks.thinking.push([started, performance.now()]);
   if (game.thinking !== id) return; // undone or restarted meanwhile
   game.thinking = 0;
   $("thinking").textContent = "";
@@ -338,7 +340,7 @@ chooseView(startView);
 
 // Hooks for tests and curious readers (the browser console): the game, the searches, the network on positions.
 const hooks = {
-  game, searches: [] as SearchResult[],
+  game, searches: [] as SearchResult[], thinking: [] as [number, number][], // the engine's searches and when they ran
   evaluate: (positions: string[]) => ask({ type: "evaluate", positions }),
   search: (position: string, simulations: number, batch = 16) =>
     ask({ type: "search", position, simulations, temperature: 0, batch, seed: 0 }),

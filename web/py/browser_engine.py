@@ -4,9 +4,12 @@ Python owns the rules and the search tree; JavaScript owns the network (onnxrunt
 a *batch* of positions to evaluate as float32 planes and receives their policies and values:
 
     search = BatchedSearch(position, simulations=800, batch_size=16)
-    while (planes := search.collect()) is not None:      # bytes: float32 [n, 5, 5, 9]
-        search.resume(policy_bytes, value_bytes)         # float32 [n, 153] softmax, float32 [n] (or [n, 1])
+    while not search.done():
+        planes = search.collect()                        # bytes: float32 [n, 5, 5, 9] (None: wait for a batch out)
+        search.resume(policy_bytes, value_bytes)         # float32 [n, 153] softmax, float32 [n], oldest batch first
     search.result(temperature)                           # JSON: the move, visit shares, priors, values
+
+Several batches may be out at once (the worker keeps two): the network evaluates one while Python selects the next.
 
 One search batches its leaves with a *virtual loss*: a leaf waiting for its evaluation counts, on the path down to it,
 as a visit that lost, so the next selection in the same batch prefers another line. Everything else (PUCT selection,
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 import array
 import json
-import math
 import random
 
 from santorini_az.encoding import N_ACTIONS, N_PLANES, action_from_index, encode_into
@@ -72,15 +74,6 @@ class _FlatPlanes:
         self.data[self.offset + (row * 5 + col) * N_PLANES + plane] = value
 
 
-class _LogPolicy:
-    "153 logits read lazily as log(p) from a row of softmax probabilities (the search reads only the legal ones)."
-    __slots__ = ("probabilities", "offset")
-
-    def __init__(self, probabilities, offset): self.probabilities, self.offset = probabilities, offset
-
-    def __getitem__(self, action): return math.log(max(self.probabilities[self.offset + action], TINY))
-
-
 def encode_positions(states) -> bytes:
     "The planes of `states` as float32 bytes [n, 5, 5, 9] (NHWC), by the encoding chapter's `encode_into`."
     data = array.array("f", bytes(4 * PLANE_SIZE * len(states)))
@@ -106,59 +99,79 @@ class BatchedSearch:
         self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
         self.root, self.batch_size, self.rng = Node(parse_position(text)), max(1, batch_size), random.Random(seed)
         self.simulations_done, self.evaluations, self.batches = 0, 0, 0
-        self._waiting: list[tuple[list, Node]] = []  # (path, leaf) pairs whose evaluations are out
+        # Batches whose evaluations are out, oldest first: several may be, so that the network can work on one while
+        # Python selects the next. Each is a list of (path, leaf) pairs; `_out` holds the ids of all their leaves.
+        self._batches: list[list[tuple[list, Node]]] = []
+        self._out: set[int] = set()
 
     def done(self) -> bool:
-        return self.root.is_terminal or self.root.is_expanded and self.simulations_done >= self.config.simulations
+        "Has the search run all its simulations (or is the root a finished game)?"
+        return self.root.is_terminal or self.root.is_expanded and not self._batches and \
+            self.simulations_done >= self.config.simulations
 
-    def _select(self) -> None:
-        "Choose up to `batch_size` leaves, each under a virtual loss; finished games are backed up at once."
-        if not self.root.is_expanded:
-            self._waiting = [([], self.root)]  # the root's own evaluation comes first, alone, and is no simulation
-            return
-        chosen: set[int] = set()
-        while len(self._waiting) < self.batch_size and self.simulations_done + len(self._waiting) < self.config.simulations:
+    def _select(self) -> list[tuple[list, Node]]:
+        "Up to `batch_size` new leaves, each under a virtual loss; finished games on the way are backed up at once."
+        if not self.root.is_expanded:  # the root's own evaluation comes first, alone, and is no simulation
+            return [] if self._batches else [([], self.root)]
+        batch = []
+        while len(batch) < self.batch_size and self.simulations_done + len(self._out) < self.config.simulations:
             path, leaf = select_leaf(self.root, self.config)
             if leaf.is_terminal:
                 backup(path, leaf.player, TERMINAL_VALUE)
                 self.simulations_done += 1
                 continue
-            if id(leaf) in chosen: break  # the virtual losses could not steer away: evaluate what we have
-            chosen.add(id(leaf))
+            if id(leaf) in self._out: break  # the virtual losses could not steer away: evaluate what we have
+            self._out.add(id(leaf))
             for node, edge in path: node.visits[edge] += 1; node.value_sums[edge] -= 1.0
-            self._waiting.append((path, leaf))
+            batch.append((path, leaf))
+        return batch
 
     def collect(self) -> bytes | None:
-        "The planes (float32 bytes [n, 5, 5, 9]) of the next batch of positions to evaluate; None when done."
-        if not self._waiting and not self.done(): self._select()
-        if not self._waiting: return None
-        return encode_positions([leaf.state for _, leaf in self._waiting])
+        "The planes (float32 bytes [n, 5, 5, 9]) of a new batch to evaluate; None if there is none to ask for now."
+        if self.root.is_terminal: return None
+        batch = self._select()
+        if not batch: return None
+        self._batches.append(batch)
+        self._out.update(id(leaf) for _, leaf in batch)
+        return encode_positions([leaf.state for _, leaf in batch])
 
-    def pending(self) -> int: return len(self._waiting)
+    def pending(self) -> int:
+        "The number of positions in the batch `collect` returned last."
+        return len(self._batches[-1]) if self._batches else 0
+
+    def outstanding(self) -> int:
+        "The number of batches handed out and not yet resumed."
+        return len(self._batches)
 
     def resume(self, policy, values) -> None:
-        "Hand over the evaluations of the last batch: softmax policies float32 [n, 153] and values float32 [n]."
+        "The evaluations of the oldest outstanding batch: softmax policies float32 [n, 153] and values float32 [n]."
         policy, values = _floats(policy), _floats(values)
-        for i, (path, leaf) in enumerate(self._waiting):
-            self._apply(path, leaf, _LogPolicy(policy, i * N_ACTIONS), values[i])
-        self._finish_batch()
+        for i, (path, leaf) in enumerate(self._finish_batch()):
+            self._apply(path, leaf, value=values[i])
+            # The network gives a softmax: the priors are its legal entries renormalised. (That is what expand's
+            # softmax of log p over the legal actions computes, without a log and an exp per action.)
+            legal = [max(policy[i * N_ACTIONS + a], TINY) for a in leaf.actions]
+            total = sum(legal)
+            leaf.priors = [p / total for p in legal]
 
     def resume_uniform(self) -> None:
-        "Evaluate the last batch without a network: a uniform prior over the legal actions and value 0."
-        for path, leaf in self._waiting: self._apply(path, leaf, _UNIFORM, 0.0)
-        self._finish_batch()
+        "Evaluate the oldest outstanding batch without a network: a uniform prior over the legal actions, value 0."
+        for path, leaf in self._finish_batch(): self._apply(path, leaf, value=0.0)
 
-    def _apply(self, path, leaf: Node, logits, value: float) -> None:
-        expand(leaf, logits, value)
+    def _finish_batch(self) -> list[tuple[list, Node]]:
+        batch = self._batches.pop(0)
+        self._out.difference_update(id(leaf) for _, leaf in batch)
+        self.evaluations += len(batch)
+        self.batches += 1
+        return batch
+
+    def _apply(self, path, leaf: Node, value: float) -> None:
+        "Expand `leaf` (uniform priors; `resume` then sets the network's) and back its value up, lifting the virtual loss."
+        expand(leaf, _UNIFORM, value)
         if leaf is self.root: return
-        for node, edge in path: node.visits[edge] -= 1; node.value_sums[edge] += 1.0  # lift the virtual loss
+        for node, edge in path: node.visits[edge] -= 1; node.value_sums[edge] += 1.0
         backup(path, leaf.player, leaf.value)
         self.simulations_done += 1
-
-    def _finish_batch(self) -> None:
-        self.evaluations += len(self._waiting)
-        self.batches += 1
-        self._waiting = []
 
     def result(self, temperature: float = 0.0, top: int = 8) -> str:
         "The move to play and what the search saw, as JSON (for the move list, the eval bar and the overlays)."
@@ -197,10 +210,13 @@ def _shares_by_cell(moves: list[dict]) -> list[dict]:
     return cells
 
 
-def run_search(text: str, evaluate=None, **options) -> BatchedSearch:
-    "Run a `BatchedSearch` to the end in Python (for tests): `evaluate(planes_bytes, n) -> (policy, values)` or uniform."
-    search = BatchedSearch(text, **options)
-    while (planes := search.collect()) is not None:
+def run_search(text: str, evaluate=None, in_flight: int = 1, **options) -> BatchedSearch:
+    """Run a `BatchedSearch` to the end in Python (for tests), `in_flight` batches out at a time, as the worker does;
+    `evaluate(planes_bytes, n) -> (policy, values)`, or the uniform evaluator when None."""
+    search, queue = BatchedSearch(text, **options), []
+    while not search.done():
+        while len(queue) < in_flight and (planes := search.collect()) is not None: queue.append((planes, search.pending()))
+        planes, n = queue.pop(0)
         if evaluate is None: search.resume_uniform()
-        else: search.resume(*evaluate(planes, search.pending()))
+        else: search.resume(*evaluate(planes, n))
     return search

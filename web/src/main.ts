@@ -63,7 +63,7 @@ const game = {
   evalFrom: "" as "" | "search" | "network", // which of the two the eval bar shows (the newer)
   hint: [] as number[],
   model: { loaded: false, name: "", message: "loading the model ..." } as ModelStatus,
-  modelId: "",
+  modelId: null as string | null, // the manifest id of the model in the worker (null: none asked for yet)
 };
 let view: BoardView;
 
@@ -277,7 +277,7 @@ function onModel(status: ModelStatus) {
 
 async function fetchManifest(): Promise<Manifest> {
   const override = params.get("model");
-  if (override !== null) return { id: override, name: override.split("/").pop() || override, url: override || null };
+  if (override !== null) return { id: override, name: override.split("/").pop() || "none given", url: override || null };
   try {
     const response = await fetch("models/manifest.json", { cache: "no-store" });
     if (!response.ok) return { id: "none", name: "none", url: null, reason: `no models/manifest.json (HTTP ${response.status})` };
@@ -291,7 +291,7 @@ async function fetchManifest(): Promise<Manifest> {
 async function watchModel() {
   const manifest = await fetchManifest();
   if (manifest.id !== game.modelId) {
-    const first = game.modelId === "";
+    const first = game.modelId === null;
     game.modelId = manifest.id;
     worker.postMessage({ type: "model", url: manifest.url, name: manifest.reason ?? manifest.name } satisfies Request);
     if (!first) {

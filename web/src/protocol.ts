@@ -40,7 +40,8 @@ export interface SearchResult {
   top_visits: MoveStat[];
   top_priors: MoveStat[];
   cells: { share: number; prior: number }[];
-  milliseconds: number;
+  milliseconds: number; // the whole search, in the worker
+  network_milliseconds: number; // of which waiting for onnxruntime-web
   backend: string; // "onnx" or "uniform"
 }
 

@@ -1,15 +1,16 @@
 // The engine worker: the package's Python (rules, notation, encoding, search) under Pyodide, and the network on
 // onnxruntime-web. Everything slow happens here, so the page's thread only draws.
-import * as ort from "onnxruntime-web/wasm";
 import type { PyodideInterface } from "pyodide";
+import type { NetReply, NetRequest } from "./net";
 import type { Reply, Request, SearchResult } from "./protocol";
 
 type PyProxy = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let pyodide: PyodideInterface;
 let engine: PyProxy; // the browser_engine module
-let session: ort.InferenceSession | null = null;
+let modelLoaded = false; // does the network worker hold a working model?
 let sessionName = "uniform";
+const IN_FLIGHT = 2; // batches out at once: the network works on one while Python selects the next
 let currentSearch = 0; // the id of the search that may run; a newer request or a cancel stops an older one
 let resolveReady: () => void = () => undefined;
 const ready = new Promise<void>((resolve) => (resolveReady = resolve));
@@ -20,7 +21,6 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 0)); // let que
 
 async function init(base: string) {
   const start = now();
-  ort.env.wasm.numThreads = 1; // no SharedArrayBuffer needed, and the page's thread keeps the other core
   const { loadPyodide } = await import(/* @vite-ignore */ `${base}pyodide/pyodide.mjs`);
   pyodide = (await loadPyodide({ indexURL: `${base}pyodide/` })) as PyodideInterface;
   const files: string[] = await (await fetch(`${base}py/files.json`)).json();
@@ -37,8 +37,23 @@ async function init(base: string) {
   resolveReady();
 }
 
+// ---- the network worker, as promises ------------------------------------------------------------------------------
+const net = new Worker(new URL("./net.ts", import.meta.url), { type: "module" });
+const netWaiting = new Map<number, (reply: NetReply) => void>();
+let netId = 1;
+net.onmessage = (event: MessageEvent<NetReply>) => {
+  netWaiting.get(event.data.id)?.(event.data);
+  netWaiting.delete(event.data.id);
+};
+function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[] = []): Promise<T> {
+  return new Promise((resolve) => {
+    netWaiting.set(request.id, resolve as (reply: NetReply) => void);
+    net.postMessage(request, transfer);
+  });
+}
+
 async function loadModel(url: string | null, name: string) {
-  session = null;
+  modelLoaded = false;
   sessionName = "uniform";
   if (!url) {
     post({ type: "model", status: { loaded: false, name, message: `no model (${name}): playing the uniform-prior search` } });
@@ -47,13 +62,10 @@ async function loadModel(url: string | null, name: string) {
   try {
     const response = await fetch(url, { cache: "no-store" });
     if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
-    const candidate = await ort.InferenceSession.create(new Uint8Array(await response.arrayBuffer()),
-      { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
-    if (!candidate.inputNames.includes("input") || !["policy", "value"].every((n) => candidate.outputNames.includes(n)))
-      throw new Error("the model does not have the input 'input' and the outputs 'policy' and 'value'");
-    const probe = await candidate.run({ input: new ort.Tensor("float32", new Float32Array(225), [1, 5, 5, 9]) });
-    if (probe.policy.dims[1] !== 153) throw new Error(`the policy has ${probe.policy.dims[1]} actions, not 153`);
-    session = candidate;
+    const model = await response.arrayBuffer();
+    const reply = await askNet<Extract<NetReply, { type: "loaded" }>>({ type: "load", id: netId++, model }, [model]);
+    if (reply.error) throw new Error(reply.error);
+    modelLoaded = true;
     sessionName = name;
     post({ type: "model", status: { loaded: true, name, message: `model ${name} loaded` } });
   } catch (error) {
@@ -62,16 +74,12 @@ async function loadModel(url: string | null, name: string) {
   }
 }
 
-let netQueue: Promise<unknown> = Promise.resolve(); // one network call at a time: a session runs one batch at once
-
 /** Evaluate float32 planes [n, 5, 5, 9] on the network: softmax policies [n * 153] and values [n]. */
-function evaluatePlanes(net: ort.InferenceSession, planes: Float32Array, n: number) {
-  const run = netQueue.then(async () => {
-    const outputs = await net.run({ input: new ort.Tensor("float32", planes, [n, 5, 5, 9]) });
-    return { policy: outputs.policy.data as Float32Array, value: outputs.value.data as Float32Array };
-  });
-  netQueue = run.catch(() => undefined);
-  return run;
+async function evaluatePlanes(planes: Float32Array, n: number) {
+  const buffer = planes.slice().buffer;
+  const reply = await askNet<Extract<NetReply, { type: "result" }>>({ type: "run", id: netId++, planes: buffer, n }, [buffer]);
+  if (reply.error) throw new Error(`the network failed: ${reply.error}`);
+  return { policy: reply.policy, value: reply.value };
 }
 
 function bytesToFloats(proxy: PyProxy): Float32Array {
@@ -83,32 +91,41 @@ function bytesToFloats(proxy: PyProxy): Float32Array {
 async function search(request: Extract<Request, { type: "search" }>) {
   const id = request.id;
   currentSearch = id;
-  const net = session; // a model swap during a search takes effect at the next search
+  const useNet = modelLoaded; // a model swap during a search takes effect at the next search
   const start = now();
   const search: PyProxy = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
+  const inFlight: Promise<{ policy: Float32Array; value: Float32Array }>[] = [];
   let lastBreak = now();
+  let networkMilliseconds = 0;
   try {
-    for (;;) {
-      const planesProxy = search.collect();
-      if (planesProxy === undefined || planesProxy === null) break;
-      const n: number = search.pending();
-      if (net) {
-        const { policy, value } = await evaluatePlanes(net, bytesToFloats(planesProxy), n);
+    while (!search.done()) {
+      // Keep IN_FLIGHT batches at the network; Python selects the next while the network works.
+      while (useNet && inFlight.length < IN_FLIGHT) {
+        const planes = search.collect();
+        if (planes === undefined || planes === null) break;
+        inFlight.push(evaluatePlanes(bytesToFloats(planes), search.pending()));
+      }
+      if (useNet) {
+        if (!inFlight.length) throw new Error("the search is stuck: nothing to evaluate and not done");
+        const before = now();
+        const { policy, value } = await inFlight.shift()!;
+        networkMilliseconds += now() - before; // time spent waiting for the network, not overlapped
         search.resume(policy, value);
       } else {
-        planesProxy.destroy();
+        search.collect()?.destroy();
         search.resume_uniform();
       }
       if (now() - lastBreak > 50) {
         post({ type: "progress", id, done: search.simulations_done, total: request.simulations });
         await pause();
         lastBreak = now();
-        if (currentSearch !== id) return; // cancelled, or replaced by a newer search
+        if (currentSearch !== id) { await Promise.allSettled(inFlight); return; } // cancelled, or replaced
       }
     }
     const result = JSON.parse(search.result(request.temperature)) as SearchResult;
     result.milliseconds = now() - start;
-    result.backend = net ? "onnx" : "uniform";
+    result.backend = useNet ? "onnx" : "uniform";
+    result.network_milliseconds = networkMilliseconds;
     post({ type: "search", id, result });
   } finally {
     search.destroy();
@@ -118,11 +135,11 @@ async function search(request: Extract<Request, { type: "search" }>) {
 async function evaluate(request: Extract<Request, { type: "evaluate" }>) {
   const n = request.positions.length;
   const planes = bytesToFloats(engine.encode_position_texts(JSON.stringify(request.positions)));
-  if (!session) {
+  if (!modelLoaded) {
     post({ type: "evaluate", id: request.id, policy: [], value: [], backend: "uniform" });
     return;
   }
-  const { policy, value } = await evaluatePlanes(session, planes, n);
+  const { policy, value } = await evaluatePlanes(planes, n);
   const rows = Array.from({ length: n }, (_, i) => Array.from(policy.subarray(i * 153, (i + 1) * 153)));
   post({ type: "evaluate", id: request.id, policy: rows, value: Array.from(value), backend: sessionName });
 }

@@ -115,7 +115,7 @@ function draw() {
     : `player ${info.player + 1} to ${info.setup ? "place a worker" : "move and build"}` +
       (info.player === game.human ? " (you)" : " (engine)");
   $<HTMLInputElement>("position").value = info.position;
-  $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<li>${line}</li>`).join("");
+  $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
   $<HTMLButtonElement>("undo").disabled = game.index === 0;
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
   drawInsight();

@@ -10,7 +10,7 @@ from torch import nn
 
 from santorini_az.encoding import N_ACTIONS
 from santorini_az.export import (ExportError, OnnxEvaluator, OnnxFactory, export_command, export_onnx, game_positions,
-                                 onnx_metadata, parity)
+                                 onnx_factory, onnx_metadata, parity)
 from santorini_az.mcts import Search, SearchConfig
 from santorini_az.encoding import encode
 from santorini_az.game import initial_state
@@ -148,3 +148,28 @@ def test_export_command_errors_name_the_culprit(exported, tmp_path):
     assert not list(tmp_path.glob(".*.tmp")), "a failed export leaves no temporary file"
     metadata = export_command(checkpoint, tmp_path / "ok.onnx")
     assert metadata["net"] == "32x4" and (tmp_path / "ok.onnx").exists()
+
+
+def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):
+    import os, shutil
+    model, checkpoint, _ = exported
+    copy = tmp_path / "player.safetensors"
+    shutil.copy(checkpoint, copy)
+    factory = onnx_factory(copy, threads=2)
+    assert factory == OnnxFactory(str(tmp_path / "player.onnx"), 2)
+    stamp = (tmp_path / "player.onnx").stat().st_mtime_ns
+    assert onnx_factory(copy, threads=2) == factory and (tmp_path / "player.onnx").stat().st_mtime_ns == stamp
+    os.utime(copy, ns=(stamp + 10**9, stamp + 10**9))  # a newer checkpoint is exported again
+    onnx_factory(copy)
+    assert (tmp_path / "player.onnx").stat().st_mtime_ns != stamp
+    assert onnx_factory(factory.path) == OnnxFactory(factory.path, 1)
+    (tmp_path / "junk.onnx").write_bytes(b"junk")
+    with pytest.raises(ExportError): onnx_factory(tmp_path / "junk.onnx")
+
+
+@pytest.mark.slow
+def test_onnx_factory_plays_on_the_engine_in_worker_processes(exported):
+    from santorini_az.engine import SelfPlayConfig, play_games
+    _, _, path = exported
+    records = play_games(OnnxFactory(str(path)), 2, SelfPlayConfig(games_in_flight=2, simulations=8), workers=2)
+    assert len(records) == 2

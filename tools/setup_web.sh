@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 (cd web && npm ci --no-audit --no-fund && npm run build)
-.venv/bin/python -m pip install -q playwright
+.venv/bin/python -m pip install -q -e ".[web]"
 if [ ! -x /usr/bin/chromium ]; then
   SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
   $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium

@@ -10,28 +10,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from pathlib import Path
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from .game import State, Action, Placement, initial_state, legal_actions, apply, winner, STEPS, WIN_LEVEL
+from .game import State, Action, Placement, legal_actions, apply, winner, STEPS, WIN_LEVEL
 from .encoding import action_from_index
-from .mcts import Search, SearchConfig, run_batched
-from .selfplay import PlanesEvaluator, states_evaluator, uniform_planes_evaluator
+from .mcts import SearchConfig
+from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
+from .network import NetworkFactory, load_checkpoint
+from .engine import play_games, search_positions
 
 # %% auto #0
 __all__ = ['REFERENCE_PLAYERS', 'wilson_interval', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once',
-           'GreedyPlayer', 'random_openings', 'pairing_schedule', 'GameOutcome', 'play_match', 'match_result',
-           'SearchPlayer', 'reference_player']
+           'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'reference_player', 'checkpoint_factory',
+           'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
 
 # %% ../nbs/06d_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    "The Wilson score interval (low, high) for `points` out of `games`; z = 1.96 is 95%."
+    "The Wilson score interval (low, high) for `points` out of `games`; z = 1.96 is 95%. Always low <= score <= high."
     if games == 0: return (0.0, 1.0)
     p = points / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))  # rounding must not exclude p itself
 
 # %% ../nbs/06d_arena.ipynb #d7bf819d
 @dataclass
@@ -111,25 +114,53 @@ class GreedyPlayer:
         return _random_choice(safe or actions, rng)
 
 # %% ../nbs/06d_arena.ipynb #8d67e377
-def random_openings(count: int, rng: np.random.Generator, random_moves: int = 0) -> list[State]:
-    "`count` distinct positions: random worker placements, then `random_moves` random moves (never a finished game)."
-    openings, seen = [], set()
-    while len(openings) < count:
-        state = initial_state()
-        for _ in range(4 + random_moves):
-            actions = legal_actions(state)
-            nxt = apply(state, _random_choice(actions, rng))
-            if winner(nxt) is not None: break
-            state = nxt
-        if state not in seen:
-            seen.add(state); openings.append(state)
-    return openings
-
 def pairing_schedule(n_openings: int) -> list[tuple[int, bool]]:
     "Games as (opening index, does the first-named player move first?): every opening twice, colours swapped."
     return [(i, first) for i in range(n_openings) for first in (True, False)]
 
-# %% ../nbs/06d_arena.ipynb #85a71c95
+# %% ../nbs/06d_arena.ipynb #6d31fad6
+class SearchPlayer:
+    "Plays the most visited move of a noise-free PUCT search guided by the evaluator that `factory` builds."
+    def __init__(self, name: str, factory: EvaluatorFactory, config: SearchConfig | int = 64):
+        self.name, self.factory = name, factory
+        self.config = (SearchConfig(simulations=config) if isinstance(config, int) else config).for_match()
+        self._evaluate: Evaluator | None = None
+
+    @property
+    def evaluate(self) -> Evaluator:
+        if self._evaluate is None: self._evaluate = self.factory()
+        return self._evaluate
+
+    def choose(self, states, rng):
+        counts, _ = search_positions(states, self.evaluate, self.config, rng)
+        return [action_from_index(s, int(np.argmax(row))) for s, row in zip(states, counts)]
+
+# %% ../nbs/06d_arena.ipynb #b5e1ce9b
+REFERENCE_PLAYERS = ("random", "greedy", "mcts")
+
+def reference_player(name: str, simulations: int = 64) -> Player:
+    "A fixed reference opponent: 'random', 'greedy' or 'mcts' (uniform prior, zero value, `simulations` per move)."
+    if name == "random": return RandomPlayer()
+    if name == "greedy": return GreedyPlayer()
+    if name == "mcts": return SearchPlayer("mcts", UniformFactory(), simulations)
+    raise ValueError(f"unknown reference opponent {name!r}: use one of {', '.join(REFERENCE_PLAYERS)}")
+
+def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:
+    "The factory of the network in checkpoint `path`, checked now (ValueError naming the file if it is unusable)."
+    path = Path(path)
+    if not path.is_file(): raise ValueError(f"no such checkpoint {str(path)!r}")
+    try: load_checkpoint(path)
+    except (OSError, ValueError) as e: raise ValueError(f"cannot load checkpoint {str(path)!r}: {e}") from None
+    return NetworkFactory(checkpoint=str(path), threads=threads)
+
+def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:
+    "A player from a spec: 'random', 'greedy', 'mcts' or the path of a checkpoint (named after the file)."
+    if spec in REFERENCE_PLAYERS: return reference_player(spec, simulations)
+    if not Path(spec).exists():
+        raise ValueError(f"no such checkpoint {spec!r} (or use one of {', '.join(REFERENCE_PLAYERS)})")
+    return SearchPlayer(Path(spec).stem, checkpoint_factory(spec, threads), simulations)
+
+# %% ../nbs/06d_arena.ipynb #8cb2f6e6
 @dataclass
 class GameOutcome:
     "One arena game, from the first-named player's side."
@@ -138,13 +169,12 @@ class GameOutcome:
     first_won: bool
     plies: int
 
-def play_match(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
-               max_plies: int = 200) -> list[GameOutcome]:
-    "Play each opening twice, colours swapped, between `first` and `second`."
+def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
+                       progress: Callable[[int], None] | None, max_plies: int) -> list[GameOutcome]:
+    "Every game of the schedule side by side, each player choosing for all the games where it is to move."
     schedule = pairing_schedule(len(openings))
     states = [openings[i] for i, _ in schedule]
-    # seat[g][p] is the player object sitting in colour p of game g
-    seats = [(first, second) if first_moves else (second, first) for _, first_moves in schedule]
+    seats = [(first, second) if first_moves else (second, first) for _, first_moves in schedule]  # colour -> player
     plies = [0] * len(states)
     running = {g for g in range(len(states)) if winner(states[g]) is None}
     while running:
@@ -153,34 +183,39 @@ def play_match(first: Player, second: Player, openings: list[State], rng: np.ran
             if not mine: continue
             for g, action in zip(mine, side.choose([states[g] for g in mine], rng)):
                 states[g] = apply(states[g], action); plies[g] += 1
-                if winner(states[g]) is not None or plies[g] >= max_plies: running.discard(g)
-    outcomes = []
-    for g, (opening, first_moves) in enumerate(schedule):
-        w = winner(states[g])
-        first_colour = 0 if first_moves else 1
-        outcomes.append(GameOutcome(opening, first_moves, w == first_colour, plies[g]))  # unfinished counts as a loss
-    return outcomes
+                if winner(states[g]) is not None or plies[g] >= max_plies:
+                    running.discard(g)
+                    if progress: progress(1)
+    return [GameOutcome(i, first_moves, winner(s) == (0 if first_moves else 1), p)  # unfinished counts as a loss
+            for (i, first_moves), s, p in zip(schedule, states, plies)]
+
+def _outcomes_on_engine(first: SearchPlayer, second: SearchPlayer, openings: list[State], rng: np.random.Generator,
+                        progress: Callable[[int], None] | None, workers: int) -> list[GameOutcome]:
+    "The whole match on the compiled engine: factory 0 searches for `first`, factory 1 for `second`."
+    schedule = pairing_schedule(len(openings))
+    records = play_games([first.factory, second.factory], len(schedule), first.config,
+                         games_in_flight=len(schedule), seed=int(rng.integers(2**31)),
+                         start_positions=[openings[i] for i, _ in schedule], workers=workers,
+                         evaluators=[(0, 1) if first_moves else (1, 0) for _, first_moves in schedule],
+                         progress=(lambda *_: progress(1)) if progress else None)
+    return [GameOutcome(i, first_moves, r.winner == (0 if first_moves else 1), len(r))
+            for (i, first_moves), r in zip(schedule, records)]
+
+# %% ../nbs/06d_arena.ipynb #9ac62c03
+def match_outcomes(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
+                   progress: Callable[[int], None] | None = None, workers: int = 1,
+                   max_plies: int = 200) -> list[GameOutcome]:
+    "Each opening played twice, colours swapped, between `first` and `second`; `progress(n)` hears of finished games."
+    both_search = isinstance(first, SearchPlayer) and isinstance(second, SearchPlayer)
+    if both_search and first.config == second.config:
+        return _outcomes_on_engine(first, second, openings, rng, progress, workers)
+    return _outcomes_by_turns(first, second, openings, rng, progress, max_plies)
 
 def match_result(first: Player, second: Player, outcomes: list[GameOutcome]) -> MatchResult:
     "The outcomes summed up from `first`'s side."
     return MatchResult(first.name, second.name, float(sum(o.first_won for o in outcomes)), len(outcomes))
 
-# %% ../nbs/06d_arena.ipynb #cc2dd985
-class SearchPlayer:
-    "Plays the most visited move of a noise-free PUCT search guided by `evaluate` (planes -> logits, values)."
-    def __init__(self, name: str, evaluate: PlanesEvaluator, simulations: int, c_puct: float = 1.25):
-        self.name, self.evaluate = name, states_evaluator(evaluate)
-        self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
-
-    def choose(self, states, rng):
-        searches = run_batched([Search(s, self.config) for s in states], self.evaluate)
-        return [action_from_index(s, search.choose_action(0.0)) for s, search in zip(states, searches)]
-
-REFERENCE_PLAYERS = ("random", "greedy", "mcts")
-
-def reference_player(name: str, simulations: int = 64) -> Player:
-    "A fixed reference opponent: 'random', 'greedy' or 'mcts' (uniform prior, zero value, `simulations` per move)."
-    if name == "random": return RandomPlayer()
-    if name == "greedy": return GreedyPlayer()
-    if name == "mcts": return SearchPlayer("mcts", uniform_planes_evaluator, simulations)
-    raise ValueError(f"unknown reference opponent {name!r}: use one of {', '.join(REFERENCE_PLAYERS)}")
+def play_match(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
+               progress: Callable[[int], None] | None = None, workers: int = 1) -> MatchResult:
+    "The match between `first` and `second` from `openings` (each twice, colours swapped), from `first`'s side."
+    return match_result(first, second, match_outcomes(first, second, openings, rng, progress, workers))

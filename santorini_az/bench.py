@@ -15,31 +15,15 @@ from dataclasses import dataclass, asdict
 
 import numpy as np
 
-from .engine import SelfPlay, SelfPlayConfig, _limit_threads, random_start_positions, receive
-from .network import Evaluator, SantoriniNet, load_checkpoint, parse_net_size, random_planes
+from .engine import SelfPlay, receive
+from .game import random_openings
+from .mcts import SearchConfig
+from .network import NetworkFactory, cpu_supports_bf16, parse_net_size, random_planes
 
 # %% auto #0
-__all__ = ['NetFactory', 'BenchConfig', 'plies_before', 'run_bench', 'bench_table', 'print_bench']
+__all__ = ['BenchConfig', 'plies_before', 'cpu_path', 'run_bench', 'bench_table', 'print_bench']
 
 # %% ../nbs/05b_bench.ipynb #3deb51b1
-@dataclass
-class NetFactory:
-    "A picklable recipe for an `Evaluator`: a random net of size `net` (seeded) or the net in `checkpoint`."
-    net: str = "64x6"
-    precision: str = "fp32"
-    device: str = "cpu"
-    checkpoint: str | None = None
-    seed: int = 0
-    compile: bool = False  # torch.compile the folded network (opt-in; compiling takes seconds to a minute)
-
-    def __call__(self) -> Evaluator:
-        import torch
-        if self.checkpoint: model, _ = load_checkpoint(self.checkpoint)
-        else:
-            torch.manual_seed(self.seed)
-            model = SantoriniNet(parse_net_size(self.net))
-        return Evaluator(model.eval(), self.precision, self.device, compile=self.compile)
-
 @dataclass
 class BenchConfig:
     "What `santorini_az bench` measures."
@@ -74,18 +58,18 @@ def plies_before(state) -> int:
 def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
     "One worker: warm up, time the network alone, then time self-play; send the counts to `queue`."
     try:
-        _limit_threads(config.threads)
-        evaluate = NetFactory(config.net, config.precision, config.device, config.checkpoint, config.seed,
-                              config.compile)()
+        evaluate = NetworkFactory(config.checkpoint, config.net, config.precision, config.device, config.threads,
+                                  config.seed, config.compile)()
         slots = max(1, config.games // config.workers)
         if config.compile:  # compile now, for the full batch and then any batch size, so that no timing includes it
             for size in (slots, max(1, slots - 1)): evaluate(random_planes(size, seed=size))
         rng = np.random.default_rng([config.seed, worker])
-        engine = SelfPlay(evaluate, SelfPlayConfig(games_in_flight=slots, simulations=config.sims), rng=rng)
+        search = SearchConfig(simulations=config.sims, dirichlet_fraction=0.25, temperature_plies=12)  # as in self-play
+        engine = SelfPlay(evaluate, search, slots=slots, rng=rng)
         lengths = []
         def refill():
             for slot in engine.free_slots():
-                start = random_start_positions(1, rng, random_moves=int(rng.integers(0, 31)))[0]
+                start = random_openings(1, rng, random_moves=int(rng.integers(0, 31)))[0]
                 engine.start_game(slot, start)
         def run_selfplay(seconds):
             end = time.perf_counter() + seconds
@@ -115,6 +99,11 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
         queue.put(dict(worker=worker, error=traceback.format_exc()))
 
 # %% ../nbs/05b_bench.ipynb #6c689566
+def cpu_path() -> str:
+    "Which CPU kernels torch runs here: its vector capability (e.g. AVX2, AVX512) and whether bf16 is native."
+    import torch
+    return f"{torch.backends.cpu.get_cpu_capability()}, bf16 {'native' if cpu_supports_bf16() else 'not native'}"
+
 def run_bench(config: BenchConfig) -> dict:
     "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
     import multiprocessing
@@ -147,14 +136,15 @@ def run_bench(config: BenchConfig) -> dict:
                 precision=config.precision, device=config.device, compile=config.compile, games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
                 selfplay_positions_per_s=round(evaluated, 1), mean_game_plies=round(mean_length, 1) if mean_length else None,
-                games_finished=len(lengths), cores=os.cpu_count())
+                games_finished=len(lengths), cores=os.cpu_count(), cpu_path=cpu_path())
 
 # %% ../nbs/05b_bench.ipynb #029e6b55
 def bench_table(result: dict):
     "The bench result as a rich Table."
     from rich.table import Table
     table = Table(title=f"santorini_az bench: {result['net']} {result['precision']} on {result['device']}, "
-                        f"{result['games']} games x {result['sims']} sims, {result['workers']} workers")
+                        f"{result['games']} games x {result['sims']} sims, {result['workers']} workers "
+                        f"(CPU path: {result.get('cpu_path', '?')})")
     table.add_column("measure"); table.add_column("value", justify="right")
     rows = [("network only, positions/s", f"{result['network_positions_per_s']:,.0f}"),
             ("self-play, simulations/s", f"{result['selfplay_sims_per_s']:,.0f}"),

@@ -81,8 +81,8 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
 
 # %% ../nbs/11_cli.ipynb #457c67e3
 def _run_errors():
-    from santorini_az.loop import RunError
-    return (RunError, ValueError, FileNotFoundError)
+    from santorini_az.rundir import RunError
+    return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
 def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop) or seed (256x8, GPU)."),
@@ -97,7 +97,10 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars.")):
     "Train a network by self-play: self-play, training, arena and reference matches, in a resumable run directory."
     from pathlib import Path
-    from santorini_az.loop import Progress, resolve_config, run_training, RunDirectory
+    from santorini_az.progress import Progress
+    from santorini_az.config import resolve_config
+    from santorini_az.loop import run_training
+    from santorini_az.rundir import RunDirectory
     from santorini_az.report import write_report
     overrides = [f"{k}={v}" for k, v in (("iterations", iterations), ("hours", hours), ("seed", seed)) if v is not None]
     if net:
@@ -114,9 +117,12 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         else:
             settings = resolve_config(preset, config, overrides)
             run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet))
-        paths = write_report(run.root)
-        typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {paths[0]}")
     except _run_errors() as e: fail(str(e))
+    try: where = write_report(run.root)[0]
+    except Exception as e:  # the report follows the training: it must never change the training's outcome
+        where = f"not written ({type(e).__name__}: {e})"
+        typer.echo(f"warning: the report of {run.root} failed: {e}", err=True)
+    typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {where}")
 
 @app.command()
 def report(run: str = typer.Argument(..., help="A run directory.")):
@@ -136,7 +142,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
     from santorini_az.play import run_match, match_summary
-    from santorini_az.loop import Progress
+    from santorini_az.progress import Progress
     try: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result))
@@ -151,7 +157,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
-    from santorini_az.loop import Progress
+    from santorini_az.progress import Progress
     try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -18,23 +18,27 @@ from numba import njit
 
 from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state, legal_actions
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
+from .mcts import SearchConfig
+from .evaluator import Evaluator, EvaluatorFactory
 
 # %% auto #0
-__all__ = ['MAX_LEGAL', 'NEIGHBOURS', 'TERMINAL_VALUE', 'MAX_PLIES', 'Evaluate', 'state_to_arrays', 'arrays_to_state',
-           'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position', 'perft_arrays', 'fast_perft', 'Tree',
-           'empty_tree', 'open_node', 'add_node', 'add_child', 'set_root', 'select_edge', 'expand_node', 'backup',
-           'descend', 'Games', 'empty_games', 'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree',
-           'choose_edge', 'log_root', 'play_moves', 'SelfPlayConfig', 'encode_positions', 'GameRecord', 'make_record',
-           'SelfPlay', 'LinearEvaluator', 'search_positions', 'random_start_positions', 'receive', 'play_games']
+__all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
+           'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position',
+           'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'open_node', 'add_node', 'add_child', 'set_root',
+           'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'select_leaves', 'add_root_noise',
+           'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves', 'encode_positions', 'GameRecord',
+           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions', 'receive', 'play_games']
 
 # %% ../nbs/05_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
-# NEIGHBOURS[cell, direction]: the cell one step away in DIRECTIONS order, or -1 off the board (game.STEPS as an array)
-NEIGHBOURS = np.array([[-1 if c is None else c for c in row] for row in STEPS], dtype=np.int8)
+OFF_BOARD = -1  # NEIGHBOURS entry for a step off the board
+UNPLACED = -1  # worker cell of a worker not yet placed
+# NEIGHBOURS[cell, direction]: the cell one step away in DIRECTIONS order, or OFF_BOARD (game.STEPS as an array)
+NEIGHBOURS = np.array([[OFF_BOARD if c is None else c for c in row] for row in STEPS], dtype=np.int8)
 
 def state_to_arrays(state: State) -> tuple[np.ndarray, np.ndarray, int]:
-    "A game `State` as (heights [25] int8, workers [4] int8 with -1 for unplaced, player)."
-    workers = np.full(4, -1, dtype=np.int8)
+    "A game `State` as (heights [25] int8, workers [4] int8 with UNPLACED for unplaced, player)."
+    workers = np.full(4, UNPLACED, dtype=np.int8)
     for p in (0, 1):
         for w, cell in enumerate(state.workers[p]): workers[2 * p + w] = cell
     return np.array(state.heights, dtype=np.int8), workers, int(state.player)
@@ -56,9 +60,9 @@ def legal_actions_into(heights, workers, player, out) -> int:
     opponent = 1 - player
     for w in range(2):  # a climb onto level 3 by the player who has just moved has ended the game
         cell = workers[2 * opponent + w]
-        if cell >= 0 and heights[cell] == WIN_LEVEL: return 0
+        if cell != UNPLACED and heights[cell] == WIN_LEVEL: return 0
     n = 0
-    if workers[2 * player + 1] < 0:  # setup: place on any free cell below level 3
+    if workers[2 * player + 1] == UNPLACED:  # setup: place on any free cell below level 3
         for cell in range(CELLS):
             if heights[cell] < WIN_LEVEL and not is_occupied(workers, cell):
                 out[n] = cell
@@ -68,10 +72,10 @@ def legal_actions_into(heights, workers, player, out) -> int:
         here = workers[2 * player + w]
         for move_dir in range(8):
             to = NEIGHBOURS[here, move_dir]
-            if to < 0 or heights[to] == DOME or heights[to] > heights[here] + 1 or is_occupied(workers, to): continue
+            if to == OFF_BOARD or heights[to] == DOME or heights[to] > heights[here] + 1 or is_occupied(workers, to): continue
             for build_dir in range(8):
                 build = NEIGHBOURS[to, build_dir]
-                if build < 0 or heights[build] == DOME: continue
+                if build == OFF_BOARD or heights[build] == DOME: continue
                 if build != here and is_occupied(workers, build): continue  # `here` is free once the worker has left
                 out[n] = CELLS + 64 * w + 8 * move_dir + build_dir
                 n += 1
@@ -82,7 +86,7 @@ def legal_actions_into(heights, workers, player, out) -> int:
 def apply_action(heights, workers, player, action) -> int:
     "Play `action` (assumed legal) on the position in place; return the player to move next."
     if action < CELLS:  # a placement: the first free worker slot of the player
-        if workers[2 * player] < 0:
+        if workers[2 * player] == UNPLACED:
             workers[2 * player] = action
             return player
         workers[2 * player + 1] = action
@@ -104,8 +108,8 @@ def encode_position(heights, workers, player, out) -> None:
         out[cell // SIZE, cell % SIZE, heights[cell]] = 1.0
     for w in range(2):
         mine, theirs = workers[2 * player + w], workers[2 * (1 - player) + w]
-        if mine >= 0: out[mine // SIZE, mine % SIZE, 5 + w] = 1.0
-        if theirs >= 0: out[theirs // SIZE, theirs % SIZE, 7 + w] = 1.0
+        if mine != UNPLACED: out[mine // SIZE, mine % SIZE, 5 + w] = 1.0
+        if theirs != UNPLACED: out[theirs // SIZE, theirs % SIZE, 7 + w] = 1.0
 
 # %% ../nbs/05_engine.ipynb #b373d685
 @njit(cache=True)
@@ -144,11 +148,14 @@ def fast_perft(state: State, depth: int) -> int:
     return int(perft_arrays(*state_to_arrays(state), depth))
 
 # %% ../nbs/05_engine.ipynb #e5274f85
+ROOT = 0  # node index of every tree's root
+UNVISITED = -1  # edge_child of an edge never walked
+
 class Tree(NamedTuple):
-    """A batch of B search trees with up to N nodes and E edges each (node 0 is the root).
+    """A batch of B search trees with up to N nodes and E edges each (node ROOT = 0 is the root).
 
     node_heights   [B, N, 25] int8    the node's position: cell levels (4 = dome)
-    node_workers   [B, N, 4] int8     the node's position: worker cells, player 0's two then player 1's (-1 unplaced)
+    node_workers   [B, N, 4] int8     the node's position: worker cells, player 0's two then player 1's (UNPLACED = -1)
     node_player    [B, N] int8        player to move at the node
     node_visits    [B, N] int32       N_node = 1 + sum of the node's edge visits (its own evaluation counts once)
     node_value     [B, N] float64     the network's value of the node, for its player to move
@@ -156,7 +163,7 @@ class Tree(NamedTuple):
     edge_start     [B, N] int32       index of the node's first edge in the edge pool
     edge_count     [B, N] int32       number of edges = legal actions; 0 means a terminal node
     edge_action    [B, E] uint8       action number (0-152) of each edge
-    edge_child     [B, E] int32       node reached through the edge, -1 until first visited
+    edge_child     [B, E] int32       node reached through the edge, UNVISITED (-1) until first visited
     edge_visits    [B, E] int32       N: visits through the edge
     edge_value_sum [B, E] float64     W: sum of backed-up values, for the player to move at the edge's parent
     edge_prior     [B, E] float64     P: prior (softmax of the legal logits, plus root noise in self-play)
@@ -204,7 +211,7 @@ def open_node(tree, g, node) -> int:
                                tree.edge_action[g, first:first + MAX_LEGAL])
     tree.edge_start[g, node], tree.edge_count[g, node] = first, count
     for e in range(first, first + count):
-        tree.edge_child[g, e], tree.edge_visits[g, e] = -1, 0
+        tree.edge_child[g, e], tree.edge_visits[g, e] = UNVISITED, 0
         tree.edge_value_sum[g, e], tree.edge_prior[g, e] = 0.0, 0.0
     tree.num_nodes[g], tree.num_edges[g] = node + 1, first + count
     return node
@@ -283,19 +290,20 @@ TERMINAL_VALUE = -1.0  # a finished game is lost for the player to move
 @njit(cache=True)
 def descend(tree, g, c_puct, fpu_value, path_nodes, path_edges) -> tuple:
     "Walk game `g` from the root to a leaf; (leaf node, path depth). The path lands in `path_nodes`, `path_edges`."
-    node, depth = 0, 0
+    node, depth = ROOT, 0
     while True:
         e = select_edge(tree, g, node, c_puct, fpu_value)
         path_nodes[depth], path_edges[depth] = node, e
         depth += 1
         child = tree.edge_child[g, e]
-        if child < 0:  # first visit: the child joins the tree
+        if child == UNVISITED:  # first visit: the child joins the tree
             child = add_child(tree, g, node, tree.edge_action[g, e])
             tree.edge_child[g, e] = child
         if tree.edge_count[g, child] == 0 or not tree.node_expanded[g, child]: return child, depth
         node = child
 
 # %% ../nbs/05_engine.ipynb #d5e19ab6
+NO_LEAF = -1  # Games.leaf of a game that has done its simulations and waits to move
 MAX_PLIES = 4 + CELLS * DOME + 1  # every move after setup builds one level, so a game ends within 105 actions
 
 class Games(NamedTuple):
@@ -305,7 +313,7 @@ class Games(NamedTuple):
     finished        [B] bool           the game is over and waits to be collected
     winner          [B] int8           who won a finished game
     simulations     [B] int32          simulations done at the current root
-    leaf            [B] int32          node waiting for the network (0 = the root's own evaluation)
+    leaf            [B] int32          node waiting for the network (ROOT: the root's own evaluation; NO_LEAF: none)
     path_nodes      [B, N] int32       nodes of the current walk, root first
     path_edges      [B, N] int32       edges taken by the current walk
     path_length     [B] int32          length of the current walk (0 for the root's evaluation)
@@ -364,10 +372,10 @@ def select_leaves(tree, games, simulations, c_puct, fpu_value, planes, leaf_game
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g]: continue
-        if not tree.node_expanded[g, 0]:  # a new root: its own evaluation comes first and is not a simulation
-            games.leaf[g], games.path_length[g] = 0, 0
+        if not tree.node_expanded[g, ROOT]:  # a new root: its own evaluation comes first and is not a simulation
+            games.leaf[g], games.path_length[g] = ROOT, 0
         else:
-            games.leaf[g] = -1
+            games.leaf[g] = NO_LEAF
             while games.simulations[g] < simulations:
                 leaf, depth = descend(tree, g, c_puct, fpu_value, games.path_nodes[g], games.path_edges[g])
                 if tree.edge_count[g, leaf] == 0:  # a finished game: -1 for its player to move, no network needed
@@ -378,7 +386,7 @@ def select_leaves(tree, games, simulations, c_puct, fpu_value, planes, leaf_game
                 else:
                     games.leaf[g], games.path_length[g] = leaf, depth
                     break
-            if games.leaf[g] < 0: continue  # all simulations done: the game moves in `play_moves`
+            if games.leaf[g] == NO_LEAF: continue  # all simulations done: the game moves in `play_moves`
         leaf = games.leaf[g]
         encode_position(tree.node_heights[g, leaf], tree.node_workers[g, leaf], tree.node_player[g, leaf], planes[rows])
         leaf_games[rows] = g
@@ -389,7 +397,7 @@ def select_leaves(tree, games, simulations, c_puct, fpu_value, planes, leaf_game
 @njit(cache=True)
 def add_root_noise(tree, games, g, fraction) -> None:
     "Mix the Dirichlet noise drawn for game `g` into its root's priors (`fraction` = eps)."
-    first, count = tree.edge_start[g, 0], tree.edge_count[g, 0]
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     total = 0.0
     for k in range(count): total += games.noise[g, k]
     for k in range(count):
@@ -415,14 +423,14 @@ def expand_leaves(tree, games, rows, leaf_games, logits, values, noise_fraction)
 # %% ../nbs/05_engine.ipynb #3e79856b
 @njit(cache=True)
 def keep_subtree(tree, g, new_root) -> None:
-    "Make `new_root` node 0 of game `g`'s tree, keeping its subtree (compacted in place) and dropping the rest."
+    "Make `new_root` the ROOT of game `g`'s tree, keeping its subtree (compacted in place) and dropping the rest."
     n = tree.num_nodes[g]
     kept = np.zeros(n, np.bool_)
     kept[new_root] = True
     for node in range(new_root, n):  # children are created after their parents: one sweep marks the subtree
         if kept[node]:
             for e in range(tree.edge_start[g, node], tree.edge_start[g, node] + tree.edge_count[g, node]):
-                if tree.edge_child[g, e] >= 0: kept[tree.edge_child[g, e]] = True
+                if tree.edge_child[g, e] != UNVISITED: kept[tree.edge_child[g, e]] = True
     new_index = np.full(n, -1, np.int32)
     nodes, edges = 0, 0
     for node in range(new_root, n):
@@ -445,13 +453,14 @@ def keep_subtree(tree, g, new_root) -> None:
         nodes += 1
         edges += count
     for e in range(edges):  # children now live at their new indices
-        if tree.edge_child[g, e] >= 0: tree.edge_child[g, e] = new_index[tree.edge_child[g, e]]
+        if tree.edge_child[g, e] != UNVISITED: tree.edge_child[g, e] = new_index[tree.edge_child[g, e]]
     tree.num_nodes[g], tree.num_edges[g] = nodes, edges
 
+# %% ../nbs/05_engine.ipynb #fbe06d73
 @njit(cache=True)
 def choose_edge(tree, g, temperature, uniform) -> int:
     "The root edge to play: visits ** (1 / temperature) sampled with `uniform`; temperature 0 = most visited."
-    first, count = tree.edge_start[g, 0], tree.edge_count[g, 0]
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     total_visits = 0
     for e in range(first, first + count): total_visits += tree.edge_visits[g, e]
     best, top = first, -1.0
@@ -470,16 +479,17 @@ def choose_edge(tree, g, temperature, uniform) -> int:
         if weight > 0 and threshold < cumulative: return e
     return best  # rounding: fall back to the most visited
 
+# %% ../nbs/05_engine.ipynb #b3a83a7c
 @njit(cache=True)
 def log_root(tree, games, g) -> None:
     "Record game `g`'s root position, visit distribution and search value before its next action."
     ply = games.plies[g]
-    first, count = tree.edge_start[g, 0], tree.edge_count[g, 0]
-    games.log_heights[g, ply] = tree.node_heights[g, 0]
-    games.log_workers[g, ply] = tree.node_workers[g, 0]
-    games.log_player[g, ply] = tree.node_player[g, 0]
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    games.log_heights[g, ply] = tree.node_heights[g, ROOT]
+    games.log_workers[g, ply] = tree.node_workers[g, ROOT]
+    games.log_player[g, ply] = tree.node_player[g, ROOT]
     games.log_policy[g, ply] = 0.0
-    total_visits, value_sum = 0, tree.node_value[g, 0]
+    total_visits, value_sum = 0, tree.node_value[g, ROOT]
     for e in range(first, first + count):
         total_visits += tree.edge_visits[g, e]
         value_sum += tree.edge_value_sum[g, e]  # left to right from the root's own value, as mcts.root_value sums
@@ -487,23 +497,24 @@ def log_root(tree, games, g) -> None:
         share = tree.edge_visits[g, e] / total_visits if total_visits > 0 else tree.edge_prior[g, e]
         games.log_policy[g, ply, tree.edge_action[g, e]] = share
     # the mean of every value backed up through the root, its own evaluation included (mcts.root_value)
-    games.log_value[g, ply] = value_sum / tree.node_visits[g, 0]
+    games.log_value[g, ply] = value_sum / tree.node_visits[g, ROOT]
 
+# %% ../nbs/05_engine.ipynb #8b8d1feb
 @njit(cache=True)
 def play_moves(tree, games, simulations, temperature, temperature_plies, noise_fraction, reuse_tree) -> int:
     "Every game that has done its simulations logs its root and plays a move; returns how many games finished."
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
     for g in range(tree.num_nodes.shape[0]):
-        if not games.active[g] or games.finished[g] or not tree.node_expanded[g, 0]: continue
+        if not games.active[g] or games.finished[g] or not tree.node_expanded[g, ROOT]: continue
         if games.simulations[g] < simulations: continue
         log_root(tree, games, g)
         e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
         games.log_action[g, games.plies[g]] = tree.edge_action[g, e]
         games.plies[g] += 1
         child = tree.edge_child[g, e]
-        if child < 0:  # never visited (a zero-simulation search): create it
-            child = add_child(tree, g, 0, tree.edge_action[g, e])
+        if child == UNVISITED:  # never visited (a zero-simulation search): create it
+            child = add_child(tree, g, ROOT, tree.edge_action[g, e])
             tree.edge_child[g, e] = child
         games.simulations[g] = 0
         if tree.edge_count[g, child] == 0:  # the game is over: the player to move there has lost
@@ -513,35 +524,14 @@ def play_moves(tree, games, simulations, temperature, temperature_plies, noise_f
             continue
         player = tree.node_player[g, child]
         # keep the subtree only if the same evaluator searches the next position (in an arena it may not)
-        if reuse_tree and games.evaluator[g, player] == games.evaluator[g, tree.node_player[g, 0]]:
+        if reuse_tree and games.evaluator[g, player] == games.evaluator[g, tree.node_player[g, ROOT]]:
             keep_subtree(tree, g, child)
             if tree.num_nodes[g] > max_kept:  # no room left for a full search: start afresh from the same position
-                set_root(tree, g, tree.node_heights[g, 0], tree.node_workers[g, 0], player)
+                set_root(tree, g, tree.node_heights[g, ROOT], tree.node_workers[g, ROOT], player)
         else:
             set_root(tree, g, tree.node_heights[g, child], tree.node_workers[g, child], player)
-        if tree.node_expanded[g, 0] and noise_fraction > 0: add_root_noise(tree, games, g, noise_fraction)
+        if tree.node_expanded[g, ROOT] and noise_fraction > 0: add_root_noise(tree, games, g, noise_fraction)
     return finished
-
-# %% ../nbs/05_engine.ipynb #d08b8743
-Evaluate = Callable[[np.ndarray], tuple]  # planes float32 [B, 5, 5, 9] -> (logits float32 [B, 153], values float32 [B])
-
-@dataclass
-class SelfPlayConfig:
-    "How self-play searches and chooses moves; saved with every run."
-    games_in_flight: int = 256  # games searched at once, over all worker processes
-    simulations: int = 200  # simulations per move, counted after the root is evaluated
-    c_puct: float = 1.25  # weight of the prior term in the PUCT score
-    fpu_value: float = 0.0  # Q of an unvisited edge
-    dirichlet_alpha: float = 0.3  # concentration of the root noise
-    dirichlet_fraction: float = 0.25  # share of the root prior replaced by noise (eps); 0 turns noise off
-    temperature: float = 1.0  # move choice ~ visits ** (1 / temperature) for the first `temperature_plies` actions ...
-    temperature_plies: int = 12  # ... then the most visited action (temperature 0)
-    reuse_tree: bool = True  # keep the chosen child's subtree after each move
-    max_nodes: int = 0  # nodes per tree; 0 = 4 * simulations + 2 (room to keep a subtree and search on)
-    seed: int = 0  # worker w draws from numpy.random.default_rng([seed, w])
-
-    @property
-    def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
 
 # %% ../nbs/05_engine.ipynb #24202f0c
 @njit(cache=True)
@@ -602,12 +592,12 @@ def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -
 class SelfPlay:
     "Up to `slots` games searched at once in this process, one network call per simulation step."
 
-    def __init__(self, evaluators: Evaluate | Sequence[Evaluate], config: SelfPlayConfig | None = None,
-                 slots: int | None = None, rng: np.random.Generator | None = None):
+    def __init__(self, evaluators: Evaluator | Sequence[Evaluator], config: SearchConfig | None = None,
+                 slots: int = 256, rng: np.random.Generator | None = None):
         self.evaluators = list(evaluators) if isinstance(evaluators, (list, tuple)) else [evaluators]
-        self.config = config or SelfPlayConfig()
-        self.slots = slots or self.config.games_in_flight
-        self.rng = rng if rng is not None else np.random.default_rng(self.config.seed)
+        self.config = config or SearchConfig()
+        self.slots = slots
+        self.rng = rng if rng is not None else np.random.default_rng(0)
         self.tree = empty_tree(self.slots, self.config.nodes)
         self.games = empty_games(self.slots, self.config.nodes)
         self.planes = np.zeros((self.slots, SIZE, SIZE, N_PLANES), np.float32)  # the network's input batch
@@ -702,17 +692,11 @@ class LinearEvaluator:
         x = planes.reshape(len(planes), -1).astype(np.float64)
         return (x @ self.logit_weights).astype(np.float32), np.tanh(x @ self.value_weights).astype(np.float32)
 
-    def evaluate_state(self, state: State) -> tuple[list[float], float]:
-        "The same evaluator for one `State` (the readable search's contract): (153 logits, value)."
-        from santorini_az.encoding import encode
-        logits, values = self(encode(state)[None])
-        return logits[0].tolist(), float(values[0])
-
 # %% ../nbs/05_engine.ipynb #a88eef3f
-def search_positions(states: Sequence[State], evaluate: Evaluate, config: SelfPlayConfig | None = None,
+def search_positions(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
                      rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
     "Search each position with `config.simulations` simulations in one batch; (visit counts [n, 153] int32, root values [n])."
-    config = config or SelfPlayConfig(dirichlet_fraction=0.0)
+    config = config or SearchConfig()
     engine = SelfPlay(evaluate, config, slots=len(states), rng=rng)
     for slot, state in enumerate(states):
         if state.winner() is not None: raise ValueError(f"position {slot} is a finished game: nothing to search")
@@ -737,31 +721,19 @@ def search_positions(states: Sequence[State], evaluate: Evaluate, config: SelfPl
     return counts, values
 
 # %% ../nbs/05_engine.ipynb #f77319fc
-def random_start_positions(count: int, rng: np.random.Generator, random_moves: int = 0) -> list[State]:
-    "`count` positions after random worker placements (and `random_moves` random moves), none of them finished."
-    positions = []
-    while len(positions) < count:
-        state = initial_state()
-        for _ in range(4 + random_moves):
-            actions = legal_actions(state)
-            after = apply(state, actions[int(rng.integers(len(actions)))])
-            if after.winner() is not None: break
-            state = after
-        positions.append(state)
-    return positions
-
 def _limit_threads(threads: int) -> None:
     "Let torch (if it is installed) use `threads` threads in this process."
     try: import torch
     except ImportError: return
     torch.set_num_threads(threads)
 
-def _play_worker(worker: int, factories, config: SelfPlayConfig, starts, threads: int, queue) -> None:
+def _play_worker(worker: int, factories, config: SearchConfig, slots: int, seed: int, starts, threads: int,
+                 queue) -> None:
     "A worker process: play `starts` with evaluators built by `factories`, sending each record to `queue`."
     try:
         _limit_threads(threads)
-        engine = SelfPlay([make() for make in factories], config, slots=max(1, min(len(starts), config.games_in_flight)),
-                          rng=np.random.default_rng([config.seed, worker]))
+        engine = SelfPlay([make() for make in factories], config, slots=max(1, min(len(starts), slots)),
+                          rng=np.random.default_rng([seed, worker]))
         engine.play(starts, progress=lambda record: queue.put(("game", record)))
         queue.put(("done", worker))
     except BaseException:
@@ -777,18 +749,20 @@ def receive(queue, processes):
             crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
             if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
 
-def play_games(make_evaluator: Callable[[], Evaluate] | Sequence[Callable[[], Evaluate]], n_games: int,
-               config: SelfPlayConfig | None = None, start_positions: Sequence[State] | None = None,
-               workers: int | None = None, progress: Callable[[GameRecord, int, int], None] | None = None,
+def play_games(make_evaluator: EvaluatorFactory | Sequence[EvaluatorFactory], n_games: int,
+               config: SearchConfig | None = None, games_in_flight: int = 256, seed: int = 0,
+               start_positions: Sequence[State] | None = None, workers: int | None = None,
+               progress: Callable[[GameRecord, int, int], None] | None = None,
                evaluators: Sequence[tuple[int, int]] | None = None, threads_per_worker: int = 1) -> list[GameRecord]:
     """Play `n_games` games of self-play (or, with several factories, arena games); records in request order.
 
-    `make_evaluator`: a factory (or a list of factories) of batch evaluators, called once in each worker.
+    `make_evaluator`: a factory (or a list of factories) of evaluators, called once in each worker.
+    `games_in_flight`: games searched at once, over all workers. Worker w draws from `default_rng([seed, w])`.
     `start_positions`: one State per game (default: the empty board). `evaluators[i]` = (index of the factory that
     searches for player 0, for player 1) in game i (default (0, 0)). `progress(record, done, n_games)` is called
     as each game finishes. `workers` defaults to the number of cores.
     """
-    config = config or SelfPlayConfig()
+    config = config or SearchConfig()
     factories = list(make_evaluator) if isinstance(make_evaluator, (list, tuple)) else [make_evaluator]
     starts = [(i, start_positions[i] if start_positions is not None else initial_state(),
                tuple(evaluators[i]) if evaluators is not None else (0, 0)) for i in range(n_games)]
@@ -798,16 +772,15 @@ def play_games(make_evaluator: Callable[[], Evaluate] | Sequence[Callable[[], Ev
         done[0] += 1
         if progress: progress(record, done[0], n_games)
     if workers == 1:
-        engine = SelfPlay([make() for make in factories], config, slots=max(1, min(n_games, config.games_in_flight)),
-                          rng=np.random.default_rng([config.seed, 0]))
+        engine = SelfPlay([make() for make in factories], config, slots=max(1, min(n_games, games_in_flight)),
+                          rng=np.random.default_rng([seed, 0]))
         return engine.play(starts, progress=report)
     import multiprocessing
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
-    share = config.games_in_flight // workers  # each worker runs its share of the games in flight
-    worker_config = SelfPlayConfig(**{**asdict(config), "games_in_flight": max(1, share)})
+    share = max(1, games_in_flight // workers)  # each worker runs its share of the games in flight
     processes = [context.Process(target=_play_worker, daemon=True,
-                                 args=(w, factories, worker_config, starts[w::workers], threads_per_worker, queue))
+                                 args=(w, factories, config, share, seed, starts[w::workers], threads_per_worker, queue))
                  for w in range(workers)]
     for p in processes: p.start()
     records, running = [], workers

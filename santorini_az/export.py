@@ -25,7 +25,7 @@ from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode_batch
 from .game import initial_state, legal_actions
-from .network import (BOARD, CheckpointError, Evaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
+from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
                                   measure_throughput, random_planes)
 
 # %% auto #0
@@ -150,10 +150,6 @@ def parity(model: SantoriniNet, path: str | Path, planes: np.ndarray) -> dict[st
             "value": float(np.abs(onnx_values - values.numpy()).max())}
 
 # %% ../nbs/09_export.ipynb #28cb3bd2
-def _torch_evaluator(model: SantoriniNet):
-    "The torch evaluator to compare against (the network chapter's fast CPU path)."
-    return Evaluator(model, precision="fp32", device="cpu")
-
 def compare_speed(checkpoint_or_model, onnx_path: str | Path, batch_sizes=(1, 16, 256), seconds: float = 1.0,
                   threads: int = 1) -> list[dict]:
     "Positions/s of torch and onnxruntime on the same batches, measured one after the other; printed as a table."
@@ -161,7 +157,7 @@ def compare_speed(checkpoint_or_model, onnx_path: str | Path, batch_sizes=(1, 16
     previous = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        backends = {"torch": _torch_evaluator(model), "onnxruntime": OnnxEvaluator(onnx_path, threads)}
+        backends = {"torch": NetworkEvaluator(model, "fp32", "cpu"), "onnxruntime": OnnxEvaluator(onnx_path, threads)}
         rows = [{"batch": b, **{name: measure_throughput(e, b, seconds) for name, e in backends.items()}}
                 for b in batch_sizes]
     finally: torch.set_num_threads(previous)

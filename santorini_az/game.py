@@ -14,7 +14,7 @@ from typing import NamedTuple, Union
 __all__ = ['SIZE', 'CELLS', 'DOME', 'WIN_LEVEL', 'DIRECTIONS', 'DIRECTION_NAMES', 'STEPS', 'Action', 'WORKER_MARKS', 'row_col',
            'cell_at', 'step', 'Placement', 'Move', 'State', 'initial_state', 'occupied', 'in_setup', 'legal_placements',
            'can_climb', 'legal_moves', 'has_climbed', 'legal_actions', 'apply', 'is_over', 'winner', 'board_text',
-           'board_svg', 'perft']
+           'board_svg', 'perft', 'random_openings']
 
 # %% ../nbs/01_game.ipynb #fc7e21aa
 SIZE = 5  # the board is SIZE x SIZE
@@ -233,3 +233,18 @@ def perft(state: State, depth: int) -> int:
     actions = legal_actions(state)
     if depth == 1: return len(actions)
     return sum(perft(apply(state, a), depth - 1) for a in actions)
+
+# %% ../nbs/01_game.ipynb #5e46de4a
+def random_openings(count: int, rng, random_moves: int = 0, distinct: bool = True) -> list[State]:
+    "`count` unfinished positions: random placements, then up to `random_moves` random moves (no repeats if `distinct`)."
+    openings, seen = [], set()
+    while len(openings) < count:
+        state = initial_state()
+        for _ in range(4 + random_moves):
+            actions = legal_actions(state)
+            after = apply(state, actions[int(rng.integers(len(actions)))])
+            if winner(after) is not None: break
+            state = after
+        if distinct and state in seen: continue
+        seen.add(state); openings.append(state)
+    return openings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
 from .encoding import N_ACTIONS, action_from_index, legal_action_indices
@@ -24,12 +24,27 @@ __all__ = ['TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'ex
 # %% ../nbs/03_mcts.ipynb #c7b5ff80
 @dataclass
 class SearchConfig:
-    "How a search runs. The defaults suit analysis (no noise); self-play sets `dirichlet_fraction=0.25`."
+    """Every knob of a PUCT search, for the readable search here and the compiled engine of chapter 5 alike.
+
+    The defaults suit analysis: no root noise, always the most visited move. Self-play adds noise and a temperature
+    (see `selfplay.SelfPlayConfig`, which extends this class with what only self-play needs)."""
     simulations: int = 200  # simulations per search, counted after the root is evaluated and expanded
     c_puct: float = 1.25  # weight of the prior (exploration) term in the PUCT score
     fpu_value: float = 0.0  # Q of an edge that has never been visited ("first play urgency")
     dirichlet_alpha: float = 0.3  # concentration of the root noise
     dirichlet_fraction: float = 0.0  # share of the root prior replaced by noise; 0 turns noise off
+    temperature: float = 1.0  # move choice ~ visits ** (1 / temperature) for the first `temperature_plies` actions ...
+    temperature_plies: int = 0  # ... then the most visited action (temperature 0)
+    reuse_tree: bool = True  # keep the chosen child's subtree after each move
+    max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
+
+    @property
+    def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
+
+    def for_match(self, simulations: int | None = None) -> "SearchConfig":
+        "The same search for playing to win: no noise, always the most visited move (and `simulations` if given)."
+        return replace(self, simulations=self.simulations if simulations is None else simulations,
+                       dirichlet_fraction=0.0, temperature_plies=0)
 
 # %% ../nbs/03_mcts.ipynb #77a81e58
 TERMINAL_VALUE = -1.0  # a finished game is lost for the player to move (see the game chapter)

@@ -25,12 +25,13 @@ from safetensors.torch import save_file
 from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode, legal_action_indices
+from .mcts import legal_priors
 
 # %% auto #0
 __all__ = ['net_sizes', 'BOARD', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'NetConfig', 'parse_net_size', 'ConvBN',
            'ResidualBlock', 'SantoriniNet', 'random_planes', 'count_parameters', 'CheckpointError', 'save_checkpoint',
            'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16', 'resolve_device',
-           'resolve_precision', 'Evaluator', 'measure_throughput', 'policy_value']
+           'resolve_precision', 'NetworkEvaluator', 'NetworkFactory', 'measure_throughput', 'policy_value']
 
 # %% ../nbs/04_network.ipynb #9e2a618f
 @dataclass(frozen=True)
@@ -236,8 +237,8 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     return precision
 
 # %% ../nbs/04_network.ipynb #cc061a12
-class Evaluator:
-    "The evaluator contract with fast inference: planes [B, 5, 5, 9] float32 -> (logits [B, 153], values [B]) float32 numpy."
+class NetworkEvaluator:
+    "A network as an `evaluator.Evaluator` with fast inference: planes [B, 5, 5, 9] -> (logits [B, 153], values [B])."
     def __init__(self, model: SantoriniNet, precision: str = "fp32", device: str = "auto", compile: bool = False):
         self.device = resolve_device(device)
         self.precision = resolve_precision(precision, self.device)
@@ -255,7 +256,27 @@ class Evaluator:
             logits, values = self.module(torch.from_numpy(planes).to(self.device, self.dtype))
             return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
-    def __repr__(self): return f"Evaluator({self.config.name}, {self.precision}, {self.device.type})"
+    def __repr__(self): return f"NetworkEvaluator({self.config.name}, {self.precision}, {self.device.type})"
+
+# %% ../nbs/04_network.ipynb #120d6a77
+@dataclass(frozen=True)
+class NetworkFactory:
+    "A picklable recipe for a `NetworkEvaluator`: the net in `checkpoint`, or a random net of size `net` (seeded)."
+    checkpoint: str | None = None
+    net: str = "64x6"
+    precision: str = "fp32"
+    device: str = "cpu"
+    threads: int = 1  # torch threads in the process that builds it; 0 leaves torch's default
+    seed: int = 0
+    compile: bool = False  # torch.compile the folded network (opt-in; compiling takes seconds to a minute)
+
+    def __call__(self) -> NetworkEvaluator:
+        if self.threads: torch.set_num_threads(self.threads)
+        if self.checkpoint: model, _ = load_checkpoint(self.checkpoint)
+        else:
+            torch.manual_seed(self.seed)
+            model = SantoriniNet(parse_net_size(self.net))
+        return NetworkEvaluator(model, self.precision, self.device, compile=self.compile)
 
 # %% ../nbs/04_network.ipynb #53003dd2
 def measure_throughput(evaluator, batch_size: int, seconds: float = 3.0, warmup: int = 3) -> float:
@@ -269,7 +290,7 @@ def measure_throughput(evaluator, batch_size: int, seconds: float = 3.0, warmup:
     return calls * batch_size / elapsed
 
 # %% ../nbs/04_network.ipynb #cd502a5b
-def policy_value(model: SantoriniNet | Evaluator, state) -> tuple[np.ndarray, float]:
+def policy_value(model: SantoriniNet | NetworkEvaluator, state) -> tuple[np.ndarray, float]:
     "For one game `state`: (policy [153] float32, softmax over the legal actions, 0 elsewhere; value for the player to move)."
     planes = encode(state)[None]
     if isinstance(model, nn.Module):
@@ -279,8 +300,5 @@ def policy_value(model: SantoriniNet | Evaluator, state) -> tuple[np.ndarray, fl
     else: logits, values = model(planes)
     legal = legal_action_indices(state)
     policy = np.zeros(N_ACTIONS, np.float32)
-    if legal:
-        legal_logits = logits[0, legal]
-        weights = np.exp(legal_logits - legal_logits.max())
-        policy[legal] = weights / weights.sum()
+    if legal: policy[legal] = legal_priors(logits[0].tolist(), legal)  # the search's own softmax (chapter 3)
     return policy, float(values[0])

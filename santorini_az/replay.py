@@ -110,12 +110,16 @@ class ReplayBuffer:
 def atomic_write_bytes(path: Path | str, write) -> None:
     "Call `write(file)` on a temporary file next to `path`, then rename it to `path` (atomic on POSIX)."
     path = Path(path)
+    if path.exists() and not path.is_file(): raise ValueError(f"{path} exists and is not a regular file: not replacing it")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        write(f)
-        f.flush(); os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # an interrupted write leaves nothing behind
 
 def save_examples(examples: Examples, path: Path | str, **extra) -> None:
     "Save examples (and `extra` arrays) to an .npz file, atomically."

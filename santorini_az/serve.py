@@ -19,6 +19,7 @@ from pathlib import Path
 
 import santorini_az
 from .export import ExportError, export_onnx
+from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer', 'start_server', 'serve_command']
@@ -29,11 +30,11 @@ class ServeError(ValueError):
 
 def champion_checkpoint(run_dir: str | Path) -> tuple[int, Path] | None:
     "The run's champion as (iteration, checkpoint path), from its champion.json; None if it has none yet."
-    run_dir = Path(run_dir)
-    try: record = json.loads((run_dir / "champion.json").read_text())
+    run = RunDirectory(run_dir)
+    try: record = json.loads(run.champion_path.read_text())
     except FileNotFoundError: return None
-    except (OSError, ValueError) as e: raise ServeError(f"{run_dir / 'champion.json'} is unreadable: {e}") from None
-    return int(record["iteration"]), run_dir / record["checkpoint"]
+    except (OSError, ValueError) as e: raise ServeError(f"{run.champion_path} is unreadable: {e}") from None
+    return int(record["iteration"]), run.root / record["checkpoint"]
 
 # %% ../nbs/10_serve.ipynb #a06bac84
 class ChampionModels:

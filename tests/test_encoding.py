@@ -52,3 +52,15 @@ def test_planes_are_one_hot(state):
     assert x.shape == (5, 5, 9) and x.dtype == np.float32
     assert (x[..., :5].sum(-1) == 1).all()
     assert x[..., 5:].sum() == sum(len(w) for w in state.workers)
+
+
+@settings(max_examples=300, deadline=None)
+@given(played_positions(), st.integers(0, 7))
+def test_symmetry_commutes_with_playing_a_move(state, s):
+    "apply(t(state), t(action)) == t(apply(state, action)) for every legal action: the rules do not see the symmetry."
+    from santorini_az.game import apply, winner
+    moved = transform_state(state, s)
+    for action in legal_actions(state):
+        mapped = action_from_index(moved, transform_action(action_index(state, action), s))
+        assert apply(moved, mapped) == transform_state(apply(state, action), s)
+    assert winner(moved) == winner(state)

@@ -9,10 +9,14 @@ import pytest
 
 from santorini_az import mcts
 from santorini_az.encoding import N_ACTIONS, action_from_index, action_index, encode, legal_action_indices
-from santorini_az.engine import (MAX_LEGAL, LinearEvaluator, SelfPlay, SelfPlayConfig, apply_action, arrays_to_state,
-                                 encode_position, fast_perft, legal_actions_into, play_games, random_start_positions,
-                                 search_positions, state_to_arrays)
-from santorini_az.game import DOME, State, apply, initial_state, legal_actions
+from santorini_az.engine import (MAX_LEGAL, LinearEvaluator, SelfPlay, apply_action, arrays_to_state,
+                                 encode_position, fast_perft, legal_actions_into, play_games, search_positions,
+                                 state_to_arrays)
+from santorini_az.evaluator import state_evaluator
+from santorini_az.game import DOME, State, apply, initial_state, legal_actions, random_openings
+from santorini_az.mcts import SearchConfig
+
+SELFPLAY = dict(dirichlet_fraction=0.25, temperature_plies=12)  # the engine's self-play settings of these tests
 
 
 def random_board(rng) -> State:
@@ -76,19 +80,17 @@ def test_perft_matches_the_game_chapter_from_random_positions():
 
 
 def readable_search(state, evaluator, config):
-    search = mcts.run_search(state, evaluator.evaluate_state,
-                             mcts.SearchConfig(simulations=config.simulations, c_puct=config.c_puct,
-                                               fpu_value=config.fpu_value))
+    search = mcts.run_search(state, state_evaluator(evaluator), config)
     return search.visit_counts(), search.root_value()
 
 
 @pytest.mark.parametrize("simulations, c_puct, fpu_value, scale", [(200, 1.25, 0.0, 1.0), (64, 3.0, -0.5, 0.25)])
 def test_same_visit_counts_as_the_readable_search(simulations, c_puct, fpu_value, scale):
     rng = np.random.default_rng(3)
-    states = ([initial_state()] + random_start_positions(12, rng) + random_start_positions(12, rng, random_moves=10)
-              + random_start_positions(12, rng, random_moves=25))
+    states = ([initial_state()] + random_openings(12, rng) + random_openings(12, rng, random_moves=10)
+              + random_openings(12, rng, random_moves=25))
     evaluator = LinearEvaluator(seed=4, scale=scale)
-    config = SelfPlayConfig(simulations=simulations, c_puct=c_puct, fpu_value=fpu_value, dirichlet_fraction=0.0)
+    config = SearchConfig(simulations=simulations, c_puct=c_puct, fpu_value=fpu_value)
     counts, values = search_positions(states, evaluator, config)
     for i, state in enumerate(states):
         expected_counts, expected_value = readable_search(state, evaluator, config)
@@ -97,13 +99,12 @@ def test_same_visit_counts_as_the_readable_search(simulations, c_puct, fpu_value
 
 
 def test_a_whole_game_with_tree_reuse_matches_the_readable_search():
-    evaluator, config = LinearEvaluator(seed=5), SelfPlayConfig(simulations=48, dirichlet_fraction=0.0,
-                                                                temperature_plies=0)
-    start = random_start_positions(1, np.random.default_rng(6))[0]
+    evaluator, config = LinearEvaluator(seed=5), SearchConfig(simulations=48)
+    start = random_openings(1, np.random.default_rng(6))[0]
     record = SelfPlay(evaluator, config, slots=1).play([(0, start, (0, 0))])[0]
     search = mcts.Search(start, mcts.SearchConfig(simulations=48))
     for t, action in enumerate(record.action.tolist()):
-        search.run(evaluator.evaluate_state)
+        search.run(state_evaluator(evaluator))
         counts = search.visit_counts()
         np.testing.assert_array_equal(record.policy[t], np.float32(np.array(counts) / sum(counts)))
         assert record.root_value[t] == np.float32(search.root_value())
@@ -113,9 +114,10 @@ def test_a_whole_game_with_tree_reuse_matches_the_readable_search():
 
 
 def test_game_records_are_consistent():
-    config = SelfPlayConfig(simulations=24, games_in_flight=6)
-    starts = random_start_positions(3, np.random.default_rng(7)) + [initial_state()] * 3
-    records = play_games(partial(LinearEvaluator, seed=8), 6, config, start_positions=starts, workers=1)
+    config = SearchConfig(simulations=24, **SELFPLAY)
+    starts = random_openings(3, np.random.default_rng(7)) + [initial_state()] * 3
+    records = play_games(partial(LinearEvaluator, seed=8), 6, config, games_in_flight=6, start_positions=starts,
+                         workers=1)
     assert [r.game_id for r in records] == list(range(6))
     for record, start in zip(records, starts):
         states = record.states()
@@ -136,13 +138,13 @@ def test_a_finished_start_position_gives_an_empty_record():
     heights = [0] * 25
     heights[1] = 3
     won = State(tuple(heights), ((0, 24), (1, 20)), player=0)  # player 2 stands on level 3: player 1 to move has lost
-    record = play_games(LinearEvaluator, 1, SelfPlayConfig(simulations=8), start_positions=[won], workers=1)[0]
+    record = play_games(LinearEvaluator, 1, SearchConfig(simulations=8, **SELFPLAY), start_positions=[won], workers=1)[0]
     assert (len(record), record.winner) == (0, 1)
 
 
 def test_small_trees_restart_when_the_kept_subtree_would_not_fit():
-    config = SelfPlayConfig(simulations=40, max_nodes=45, games_in_flight=4)  # tight: subtrees rarely fit
-    records = play_games(partial(LinearEvaluator, seed=9), 4, config, workers=1)
+    config = SearchConfig(simulations=40, max_nodes=45, **SELFPLAY)  # tight: subtrees rarely fit
+    records = play_games(partial(LinearEvaluator, seed=9), 4, config, games_in_flight=4, workers=1)
     for record in records:
         assert record.states()[-1].winner() == record.winner
         assert np.allclose(record.policy.sum(1), 1.0)
@@ -157,15 +159,15 @@ def test_arena_games_use_each_players_evaluator():
             seen[k] += len(planes)
             return evaluate(planes)
         return wrapped
-    config = SelfPlayConfig(simulations=24, dirichlet_fraction=0.0, temperature_plies=0, reuse_tree=False)
-    start = random_start_positions(1, np.random.default_rng(12))[0]
+    config = SearchConfig(simulations=24, reuse_tree=False)
+    start = random_openings(1, np.random.default_rng(12))[0]
     engine = SelfPlay([counting(0, a), counting(1, b)], config, slots=2)
     records = engine.play([(0, start, (0, 1)), (1, start, (1, 0))])
     assert seen[0] > 0 and seen[1] > 0
     for record, seats in zip(records, [(a, b), (b, a)]):
         state = start
         for t, action in enumerate(record.action.tolist()):
-            search = mcts.run_search(state, seats[state.player].evaluate_state, mcts.SearchConfig(simulations=24))
+            search = mcts.run_search(state, state_evaluator(seats[state.player]), SearchConfig(simulations=24))
             counts = search.visit_counts()
             np.testing.assert_array_equal(record.policy[t], np.float32(np.array(counts) / sum(counts)))
             assert action == search.choose_action(0.0)
@@ -174,30 +176,32 @@ def test_arena_games_use_each_players_evaluator():
 
 
 def test_noise_and_temperature_are_seeded():
-    config = SelfPlayConfig(simulations=16, games_in_flight=3, seed=3)
-    first = play_games(LinearEvaluator, 3, config, workers=1)
-    second = play_games(LinearEvaluator, 3, config, workers=1)
+    config = SearchConfig(simulations=16, **SELFPLAY)
+    first = play_games(LinearEvaluator, 3, config, games_in_flight=3, seed=3, workers=1)
+    second = play_games(LinearEvaluator, 3, config, games_in_flight=3, seed=3, workers=1)
     assert all(np.array_equal(x.action, y.action) for x, y in zip(first, second))
-    other = play_games(LinearEvaluator, 3, SelfPlayConfig(simulations=16, games_in_flight=3, seed=4), workers=1)
+    other = play_games(LinearEvaluator, 3, config, games_in_flight=3, seed=4, workers=1)
     assert not all(np.array_equal(x.action, y.action) for x, y in zip(first, other))
 
 
 def test_worker_processes():
-    config = SelfPlayConfig(simulations=12, games_in_flight=4)
+    config = SearchConfig(simulations=12, **SELFPLAY)
     done = []
-    records = play_games(partial(LinearEvaluator, seed=1), 5, config, workers=2, progress=lambda r, n, total: done.append(n))
+    records = play_games(partial(LinearEvaluator, seed=1), 5, config, games_in_flight=4, workers=2,
+                         progress=lambda r, n, total: done.append(n))
     assert [r.game_id for r in records] == list(range(5)) and done == [1, 2, 3, 4, 5]
     assert all(r.states()[-1].winner() == r.winner for r in records)
 
 
 DISABLED_JIT_SCRIPT = """
 import numpy as np, numba
-from santorini_az.engine import LinearEvaluator, SelfPlayConfig, search_positions, fast_perft, random_start_positions
-from santorini_az.game import initial_state
+from santorini_az.engine import LinearEvaluator, search_positions, fast_perft
+from santorini_az.game import initial_state, random_openings
+from santorini_az.mcts import SearchConfig
 assert numba.config.DISABLE_JIT
 assert [fast_perft(initial_state(), d) for d in range(4)] == [1, 25, 600, 13800]
-states = random_start_positions(2, np.random.default_rng(0), random_moves=3)
-counts, values = search_positions(states, LinearEvaluator(), SelfPlayConfig(simulations=20, dirichlet_fraction=0.0))
+states = random_openings(2, np.random.default_rng(0), random_moves=3)
+counts, values = search_positions(states, LinearEvaluator(), SearchConfig(simulations=20))
 print(counts.tolist(), values.tolist())
 """
 
@@ -207,8 +211,8 @@ def test_runs_as_plain_python_with_the_jit_disabled():
     result = subprocess.run([sys.executable, "-c", DISABLED_JIT_SCRIPT], env=env, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 0, result.stderr
-    states = random_start_positions(2, np.random.default_rng(0), random_moves=3)
-    counts, values = search_positions(states, LinearEvaluator(), SelfPlayConfig(simulations=20, dirichlet_fraction=0.0))
+    states = random_openings(2, np.random.default_rng(0), random_moves=3)
+    counts, values = search_positions(states, LinearEvaluator(), SearchConfig(simulations=20))
     assert result.stdout.strip() == f"{counts.tolist()} {values.tolist()}"
 
 

@@ -169,7 +169,8 @@ def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):
 
 @pytest.mark.slow
 def test_onnx_factory_plays_on_the_engine_in_worker_processes(exported):
-    from santorini_az.engine import SelfPlayConfig, play_games
+    from santorini_az.engine import play_games
+    from santorini_az.mcts import SearchConfig
     _, _, path = exported
-    records = play_games(OnnxFactory(str(path)), 2, SelfPlayConfig(games_in_flight=2, simulations=8), workers=2)
+    records = play_games(OnnxFactory(str(path)), 2, SearchConfig(simulations=8), games_in_flight=2, workers=2)
     assert len(records) == 2

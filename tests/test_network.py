@@ -14,7 +14,7 @@ import santorini_az.network as network
 from santorini_az.encoding import legal_action_indices
 from santorini_az.game import Move, Placement, initial_state
 from santorini_az.network import (
-    CheckpointError, ConvBN, Evaluator, NetConfig, SantoriniNet, count_parameters, cpu_supports_bf16, fold_batchnorm,
+    CheckpointError, ConvBN, NetworkEvaluator, NetConfig, SantoriniNet, count_parameters, cpu_supports_bf16, fold_batchnorm,
     fold_conv_bn, load_checkpoint, measure_throughput, net_sizes, parse_net_size, policy_value, random_planes,
     save_checkpoint,
 )
@@ -262,7 +262,7 @@ def test_fold_batchnorm_whole_net(net):
 
 @pytest.mark.parametrize("batch_size", [1, 7, 256])
 def test_fp32_evaluator_matches_plain(net, batch_size):
-    evaluator = Evaluator(net, "fp32", device="cpu")
+    evaluator = NetworkEvaluator(net, "fp32", device="cpu")
     planes = random_planes(batch_size, seed=batch_size)
     logits, values = evaluator(planes)
     assert logits.dtype == values.dtype == np.float32
@@ -274,7 +274,7 @@ def test_fp32_evaluator_matches_plain(net, batch_size):
 
 @pytest.mark.slow
 def test_compiled_evaluator_matches_plain(net):
-    evaluator = Evaluator(net, "fp32", device="cpu", compile=True)  # torch.compile: ~35 s on a 2-core CPU
+    evaluator = NetworkEvaluator(net, "fp32", device="cpu", compile=True)  # torch.compile: ~35 s on a 2-core CPU
     for batch_size in (64, 5):
         planes = random_planes(batch_size, seed=batch_size)
         for got, want in zip(evaluator(planes), plain_outputs(net, planes)):
@@ -283,7 +283,7 @@ def test_compiled_evaluator_matches_plain(net):
 
 def test_evaluator_is_a_snapshot(net):
     model = trained_looking_net(NetConfig(8, 1), seed=4)
-    evaluator = Evaluator(model, "fp32", device="cpu")
+    evaluator = NetworkEvaluator(model, "fp32", device="cpu")
     planes = random_planes(4, seed=0)
     before = evaluator(planes)
     with torch.no_grad():
@@ -293,7 +293,7 @@ def test_evaluator_is_a_snapshot(net):
 
 
 def test_evaluator_input_handling(net):
-    evaluator = Evaluator(net, "fp32", device="cpu")
+    evaluator = NetworkEvaluator(net, "fp32", device="cpu")
     logits, values = evaluator(np.zeros((0, 5, 5, 9), np.float32))
     assert logits.shape == (0, 153) and values.shape == (0,)
     planes = random_planes(3, seed=1)
@@ -302,15 +302,15 @@ def test_evaluator_input_handling(net):
         with pytest.raises(ValueError, match=r"\[B, 5, 5, 9\]"):
             evaluator(bad)
     with pytest.raises(ValueError, match="precision"):
-        Evaluator(net, "fp16", device="cpu")
+        NetworkEvaluator(net, "fp16", device="cpu")
     with pytest.raises(ValueError, match="device"):
-        Evaluator(net, device="tpu")
-    assert repr(evaluator) == "Evaluator(64x6, fp32, cpu)"
+        NetworkEvaluator(net, device="tpu")
+    assert repr(evaluator) == "NetworkEvaluator(64x6, fp32, cpu)"
 
 
 @needs_bf16_cpu
 def test_bf16_evaluator_is_close(net):
-    evaluator = Evaluator(net, "bf16", device="cpu")
+    evaluator = NetworkEvaluator(net, "bf16", device="cpu")
     assert evaluator.precision == "bf16"
     planes = random_planes(512, seed=21)
     logits, values = evaluator(planes)
@@ -326,7 +326,7 @@ def test_bf16_evaluator_is_close(net):
 def test_bf16_falls_back_with_a_warning(net, monkeypatch):
     monkeypatch.setattr(network, "cpu_supports_bf16", lambda: False)
     with pytest.warns(UserWarning, match="bf16 is not supported natively"):
-        evaluator = Evaluator(net, "bf16", device="cpu")
+        evaluator = NetworkEvaluator(net, "bf16", device="cpu")
     assert evaluator.precision == "fp32"
     planes = random_planes(8, seed=0)
     np.testing.assert_allclose(evaluator(planes)[0], plain_outputs(net, planes)[0], atol=FP32_ATOL)
@@ -343,7 +343,7 @@ def test_device_resolution():
 @needs_cuda
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
 def test_cuda_evaluator_matches_plain(net, precision):
-    evaluator = Evaluator(net, precision, device="cuda")
+    evaluator = NetworkEvaluator(net, precision, device="cuda")
     planes = random_planes(256, seed=31)
     logits, values = evaluator(planes)
     want_logits, want_values = plain_outputs(net, planes)
@@ -356,11 +356,11 @@ def test_checkpoint_then_evaluator(tmp_path, net):
     save_checkpoint(tmp_path / "n.safetensors", net)
     loaded, _ = load_checkpoint(tmp_path / "n.safetensors")
     planes = random_planes(32, seed=8)
-    np.testing.assert_allclose(Evaluator(loaded, device="cpu")(planes)[0], plain_outputs(net, planes)[0], atol=FP32_ATOL)
+    np.testing.assert_allclose(NetworkEvaluator(loaded, device="cpu")(planes)[0], plain_outputs(net, planes)[0], atol=FP32_ATOL)
 
 
 def test_measure_throughput_runs():
-    evaluator = Evaluator(SantoriniNet(NetConfig(8, 1)), device="cpu")
+    evaluator = NetworkEvaluator(SantoriniNet(NetConfig(8, 1)), device="cpu")
     calls = []
     def counting(planes):
         calls.append(len(planes))
@@ -386,7 +386,7 @@ def test_policy_value(net, make_state):
     assert policy.shape == (153,) and policy.dtype == np.float32 and isinstance(value, float)
     assert abs(policy.sum() - 1) < 1e-5 and np.all(policy[legal] > 0)
     assert policy.sum() == pytest.approx(policy[legal].sum())
-    fast_policy, fast_value = policy_value(Evaluator(net, device="cpu"), state)
+    fast_policy, fast_value = policy_value(NetworkEvaluator(net, device="cpu"), state)
     np.testing.assert_allclose(fast_policy, policy, atol=1e-4)
     assert fast_value == pytest.approx(value, abs=FP32_ATOL)
 

@@ -15,10 +15,13 @@ from santorini_az.game import initial_state, legal_actions, apply, winner
 from santorini_az.encoding import encode, legal_action_indices, transform_state
 from santorini_az.replay import augment, ReplayBuffer, Examples, save_buffer, load_buffer
 from santorini_az.trainer import policy_loss, masked_log_softmax
-from santorini_az.arena import (MatchResult, fit_elo, play_match, pairing_schedule, random_openings, RandomPlayer,
-                                GreedyPlayer, wilson_interval)
-from santorini_az.loop import (preset, apply_overrides, run_training, plan, Progress, RunDirectory, read_records,
-                               STAGE_FUNCTIONS)
+from santorini_az.game import random_openings
+from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
+                                wilson_interval)
+from santorini_az.config import preset, apply_overrides
+from santorini_az.progress import Progress
+from santorini_az.rundir import RunDirectory, Record, read_records, append_record
+from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-c", "from santorini_az.cli import main; main()"]
@@ -128,7 +131,7 @@ def test_arena_pairing_each_opening_twice_colours_swapped():
             return super().choose(states, rng)
 
     a, b = Recorder("a"), Recorder("b")
-    outcomes = play_match(a, b, openings, rng)
+    outcomes = match_outcomes(a, b, openings, rng)
     assert [(o.opening, o.first_moves_first) for o in outcomes] == pairing_schedule(6)
     assert len(outcomes) == 12
     # at the opening position, the player to move is 'a' in one game and 'b' in the other
@@ -139,7 +142,7 @@ def test_arena_pairing_each_opening_twice_colours_swapped():
 
 def test_greedy_beats_random():
     rng = np.random.default_rng(0)
-    outcomes = play_match(GreedyPlayer(), RandomPlayer(), random_openings(15, rng), rng)
+    outcomes = match_outcomes(GreedyPlayer(), RandomPlayer(), random_openings(15, rng), rng)
     assert sum(o.first_won for o in outcomes) >= 24
 
 
@@ -172,41 +175,140 @@ def test_resume_after_interrupted_stage(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_resume_after_sigkill(tmp_path):
-    "Kill the CLI process with SIGKILL mid-run, resume, and check no stage is lost or duplicated."
+def test_one_writer_then_resume_after_sigkill(tmp_path):
+    "A second writer is refused naming the holder; SIGKILL mid-run; --resume (not blocked by the dead lock) completes."
     run_dir = tmp_path / "run"
-    args = CLI + ["train", "--preset", "tiny", "--iterations", "2", "--quiet", "--run-dir", str(run_dir)]
+    args = CLI + ["train", "--preset", "tiny", "--iterations", "4", "--quiet", "--run-dir", str(run_dir)]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     records = run_dir / "records.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
         if records.exists() and len(records.read_text().splitlines()) >= 5: break
         time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL); proc.wait()
+    try:
+        second = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
+        assert "Traceback" not in second.stderr
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL  # it really died by the kill, not by finishing first ...
+    assert len(read_records(records)) < len(plan(tiny(4)))  # ... and mid-run
     done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     got = [(r.iteration, r.stage) for r in read_records(records)]
-    assert got == plan(tiny(2))
+    assert got == plan(tiny(4))
     json.loads((run_dir / "champion.json").read_text())
 
 
 @pytest.mark.slow
 def test_tiny_preset_end_to_end_via_cli(tmp_path):
-    "`santorini_az train --preset tiny` finishes well within two minutes and leaves a checkpoint, records, a report."
-    start = time.time()
+    "`santorini_az train --preset tiny` finishes and leaves a checkpoint, records, a report and TensorBoard events."
     done = subprocess.run(CLI + ["train", "--preset", "tiny", "--quiet", "--run-dir", str(tmp_path / "tiny")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    seconds = time.time() - start
     assert done.returncode == 0, done.stdout + done.stderr
     run = RunDirectory(tmp_path / "tiny")
-    assert seconds < 120, seconds
     assert run.checkpoint(2).exists() and (run.root / "report" / "report.png").exists()
     assert [(r.iteration, r.stage) for r in run.records()] == plan(preset("tiny"))
     assert any((run.root / "tb").iterdir())
 
 
+class HeightFactory:
+    "A sensible judge: value = tanh(sum of my workers' levels - the opponent's); uniform priors."
+    def __call__(self):
+        def judge(planes):
+            levels = (planes[..., :4] * np.arange(4)).sum(-1)
+            mine = (levels * planes[..., 5:7].sum(-1)).sum((1, 2))
+            theirs = (levels * planes[..., 7:9].sum(-1)).sum((1, 2))
+            return np.zeros((len(planes), 153), np.float32), np.tanh(mine - theirs).astype(np.float32)
+        return judge
+
+
+class ContraryFactory(HeightFactory):
+    "The same judge upside down: it wants the opponent high. A deliberately bad evaluator."
+    def __call__(self):
+        judge = super().__call__()
+        def contrary(planes):
+            logits, values = judge(planes)
+            return logits, -values
+        return contrary
+
+
+def test_promotion_follows_the_scores_and_selfplay_uses_the_champion(tmp_path, monkeypatch):
+    "Strong candidate vs bad champion is promoted; bad vs strong is not; self-play then searches with the champion."
+    config = apply_overrides(preset("tiny"), ["arena.openings=6", "arena.simulations=32", "selfplay.games=2"])
+    run = RunDirectory(tmp_path / "run")
+    run.root.mkdir()
+    networks = {0: ContraryFactory(), 1: HeightFactory(), 2: ContraryFactory()}
+    asked = []
+    def factory(self, iteration):
+        asked.append(iteration)
+        return networks[iteration]
+    monkeypatch.setattr(Loop, "network_factory", factory)
+    loop = Loop(run, config, Progress(quiet=True))
+
+    def arena(iteration):
+        values = stage_arena(loop, iteration)
+        append_record(run.records_path, Record("arena", iteration, 0.0, 0.0, values))
+        return values
+
+    first = arena(1)  # the strong network challenges the bad initial champion
+    assert (first["champion"], first["games"]) == (0, 12)
+    assert first["score"] >= 0.9 and first["promoted"], first
+    assert run.champion() == 1
+    second = arena(2)  # a bad network challenges the strong champion: the other seat order
+    assert second["champion"] == 1
+    assert second["score"] <= 0.1 and not second["promoted"], second
+    assert run.champion() == 1
+    asked.clear()
+    values = stage_selfplay(loop, 3)
+    assert values["champion"] == 1 and asked == [1], (values, asked)
+
+
+def test_optimizer_state_survives_a_resume(tmp_path):
+    "A run stopped after iteration 1's training and resumed trains iteration 2 exactly as an uninterrupted run does."
+    config = tiny(2)
+    whole = run_training(tmp_path / "whole", config, progress=Progress(quiet=True))
+    cut = run_training(tmp_path / "cut", config, progress=Progress(quiet=True), stop_after=5)
+    assert [(r.iteration, r.stage) for r in cut.records()][-1] == (1, "train")
+    state = torch.load(cut.trainer_state(1), weights_only=True)
+    assert state["step"] == config.train.steps_per_iteration and state["optimizer"]["state"]  # moments were saved
+    run_training(tmp_path / "cut", resume=True, progress=Progress(quiet=True))
+    train = lambda run: [r.values for r in run.records() if r.stage == "train"][-1]
+    a, b = train(whole), train(cut)
+    assert a["step"] == b["step"] == 2 * config.train.steps_per_iteration
+    for key in ("policy_loss", "value_loss", "lr"):
+        assert a[key] == pytest.approx(b[key], rel=1e-5, abs=1e-6), key
+
+
+def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
+    "With arena.every=2 over 3 iterations, evaluate runs at 2 and at the last (3), is skipped at 1; elo.json is the fit."
+    config = apply_overrides(preset("tiny"), ["iterations=3", "arena.every=2"])
+    run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
+    evaluate = {r.iteration: r.values for r in run.records() if r.stage == "evaluate"}
+    assert evaluate[1] == {"skipped": True}
+    assert not evaluate[2].get("skipped") and not evaluate[3].get("skipped")
+    elo = json.loads(run.elo_path.read_text())
+    assert list(elo.values()) == sorted(elo.values(), reverse=True)  # best first
+    assert elo["random"] == 0.0 and {"greedy", "mcts", "iter-0002", "iter-0003"} <= set(elo)
+    assert "iter-0001" in elo  # it played the arena even though its reference matches were skipped
+    assert elo == pytest.approx(fit_elo(all_results(run.records())))
+    assert evaluate[3]["elo_table"] == pytest.approx(elo)
+
+
 @pytest.mark.parametrize("args, message", [
+    (["train", "--set", "arena.every=0"], "'arena.every' must be at least 1"),
+    (["train", "--set", "steps_per_iteration=-1"], "'train.steps_per_iteration' must be at least 1"),
+    (["train", "--set", "threads=-1"], "'threads' must be at least 0"),
+    (["train", "--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1"),
+    (["train", "--set", "workers=-1"], "'workers' must be at least 1"),
+    (["train", "--set", "promote_threshold=5"], "'arena.promote_threshold' must be at most 1"),
+    (["train", "--set", "hours=nan"], "'hours' must be a finite number"),
+    (["train", "--set", "iterations=-3"], "'iterations' must be at least 1"),
+    (["train", "--set", "channels=true"], "'channels' expects int"),
+    (["train", "--set", "optimizer=adam"], "'train.optimizer' must be one of adamw, sgd"),
+    (["train", "--run-dir", "afile"], "afile"),
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),
     (["train", "--set", "selfplay.games=many"], "expects int"),
@@ -220,6 +322,9 @@ def test_tiny_preset_end_to_end_via_cli(tmp_path):
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")
+    (tmp_path / "afile").write_text("a file where a run directory should be")
     done = subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr + done.stdout, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
+    assert not (tmp_path / "runs").exists()  # refused before anything was written

@@ -16,7 +16,7 @@ from .notation import NotationError, format_action, format_position, parse_posit
 
 # %% auto #0
 __all__ = ['app', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'train', 'report', 'arena',
-           'selfplay', 'inspect', 'play', 'engine', 'match', 'bench_alphabeta', 'main']
+           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/11_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -139,11 +139,12 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, help="Seed of the openings."),
           workers: int = typer.Option(1, min=1, help="Engine worker processes."),
+          backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
     from santorini_az.play import run_match, match_summary
     from santorini_az.progress import Progress
-    try: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers)
+    try: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result))
 
@@ -154,11 +155,12 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
              seed: int = typer.Option(0, help="Random seed."),
              workers: int = typer.Option(1, min=1, help="Engine worker processes."),
+             backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
-    try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers)
+    try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers, backend)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
@@ -166,12 +168,13 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
 def inspect(position: str = typer.Argument(..., help="A position in notation, or 'startpos'."),
             checkpoint: str = typer.Option("mcts", help="A checkpoint (default: the uniform evaluator)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
-            top: int = typer.Option(10, min=1, help="How many moves to list.")):
+            top: int = typer.Option(10, min=1, help="How many moves to list."),
+            backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime).")):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table
     state = read_position(position)
-    try: table = inspect_table(inspect_position(state, checkpoint, sims, top))
+    try: table = inspect_table(inspect_position(state, checkpoint, sims, top, backend))
     except _run_errors() as e: fail(str(e))
     Console().print(table)
 
@@ -179,14 +182,35 @@ def inspect(position: str = typer.Argument(..., help="A position in notation, or
 def play(checkpoint: str = typer.Option("mcts", help="The engine's network (default: uniform-prior MCTS)."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
-         position: str = typer.Option("startpos", help="The starting position.")):
+         position: str = typer.Option("startpos", help="The starting position."),
+         backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime).")):
     "Play against the engine in the terminal, moves in notation (C3 to place, C3>C4^D5 to move and build)."
     from santorini_az.play import play_game
     state = read_position(position)
-    try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo)
+    try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except (EOFError, KeyboardInterrupt): result = None
     except _run_errors() as e: fail(str(e))
     typer.echo("game abandoned" if result is None else f"player {result + 1} wins")
+
+# %% ../nbs/11_cli.ipynb #d2d79577
+@app.command()
+def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors)."),
+           out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write.")):
+    "Export CHECKPOINT to ONNX: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1], opset 17."
+    from santorini_az.export import export_command
+    try: metadata = export_command(checkpoint, out)
+    except _run_errors() as e: fail(str(e))
+    typer.echo(f"{out}: {metadata['net']} network, checkpoint {metadata['checkpoint']}")
+
+@app.command()
+def serve(run_dir: str = typer.Argument(..., help="A training run directory."),
+          host: str = typer.Option("127.0.0.1", help="Address to bind (default: this machine only)."),
+          port: int = typer.Option(0, min=0, max=65535, help="Port (0: a free one; the URL is printed)."),
+          app: str = typer.Option(None, "--app", help="The built web app (default: web/dist of this checkout).")):
+    "Serve the web app and RUN_DIR's current champion; open pages switch to a new champion without a reload."
+    from santorini_az.serve import serve_command
+    try: serve_command(run_dir, host, port, app, echo=typer.echo)
+    except _run_errors() as e: fail(str(e))
 
 # %% ../nbs/11_cli.ipynb #b6a25bb5
 @app.command()

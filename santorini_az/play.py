@@ -22,32 +22,40 @@ from .evaluator import state_evaluator
 from .game import random_openings
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .replay import save_examples
-from .arena import MatchResult, SearchPlayer, player_from_spec, play_match, wilson_interval
+from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, player_from_spec, play_match, wilson_interval
 from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['player', 'search_player', 'run_match', 'match_summary', 'generate_games', 'inspect_position', 'inspect_table',
-           'play_game']
+__all__ = ['BACKENDS', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games', 'inspect_position',
+           'inspect_table', 'play_game']
 
 # %% ../nbs/06j_play.ipynb #1c6e5a7e
-def player(spec: str, simulations: int = 64):
+BACKENDS = ("torch", "onnxruntime")
+
+def player(spec: str, simulations: int = 64, backend: str = "torch"):
     "The arena player of `spec` (RunError, one sentence, if the spec names nothing usable)."
-    try: return player_from_spec(spec, simulations)
+    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    try:
+        if spec.endswith(".onnx") or (backend == "onnxruntime" and spec not in REFERENCE_PLAYERS):
+            from santorini_az.export import onnx_factory  # chapter 9: the network exported to ONNX
+            if not Path(spec).is_file(): raise ValueError(f"no such checkpoint {spec!r}")
+            return SearchPlayer(Path(spec).stem, onnx_factory(spec), simulations)
+        return player_from_spec(spec, simulations)
     except ValueError as e: raise RunError(str(e)) from None
 
-def search_player(spec: str, simulations: int, purpose: str) -> SearchPlayer:
+def search_player(spec: str, simulations: int, purpose: str, backend: str = "torch") -> SearchPlayer:
     "The search player of `spec` ('mcts' or a checkpoint); RunError saying that `purpose` needs a search otherwise."
-    chosen = player(spec, simulations)
+    chosen = player(spec, simulations, backend)
     if not isinstance(chosen, SearchPlayer): raise RunError(f"{purpose} needs a search: give a checkpoint or 'mcts'")
     return chosen
 
 # %% ../nbs/06j_play.ipynb #53ea6c6d
 def run_match(first: str, second: str, openings: int = 50, simulations: int = 64, seed: int = 0,
-              progress: Progress | None = None, workers: int = 1) -> MatchResult:
+              progress: Progress | None = None, workers: int = 1, backend: str = "torch") -> MatchResult:
     "Play `first` against `second` (specs) from `openings` openings, both colours; the result from `first`'s side."
     progress = progress or Progress()
-    a, b = player(first, simulations), player(second, simulations)
+    a, b = player(first, simulations, backend), player(second, simulations, backend)
     rng = np.random.default_rng(seed)
     starts = random_openings(openings, rng)
     with progress.task(f"{a.name} vs {b.name}", 2 * openings) as advance:
@@ -61,10 +69,10 @@ def match_summary(result: MatchResult) -> str:
 
 # %% ../nbs/06j_play.ipynb #00ebbed9
 def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64, seed: int = 0,
-                   progress: Progress | None = None, workers: int = 1) -> dict:
+                   progress: Progress | None = None, workers: int = 1, backend: str = "torch") -> dict:
     "Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz)."
     progress = progress or Progress()
-    factory = search_player(spec, simulations, "self-play").factory
+    factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)
     with progress.task("self-play games", games) as advance:
         records = play_selfplay(factory, config, seed, workers, advance)
@@ -73,10 +81,11 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
     return stats
 
 # %% ../nbs/06j_play.ipynb #debec16e
-def inspect_position(state: State, spec: str = "mcts", simulations: int = 200, top: int = 10) -> dict:
+def inspect_position(state: State, spec: str = "mcts", simulations: int = 200, top: int = 10,
+                     backend: str = "torch") -> dict:
     "The network's view and the search's view of `state`: {'value', 'search_value', 'rows': [...]} best first."
     if winner(state) is not None: raise RunError("the game is over in this position: nothing to inspect")
-    evaluate = state_evaluator(search_player(spec, simulations, "inspect").evaluate)
+    evaluate = state_evaluator(search_player(spec, simulations, "inspect", backend).evaluate)
     logits, value = evaluate(state)
     search = Search(state, SearchConfig(simulations=simulations)).run(evaluate)
     root, total = search.root, max(1, sum(search.root.visits))
@@ -99,9 +108,10 @@ def inspect_table(report: dict):
 
 # %% ../nbs/06j_play.ipynb #27cc843e
 def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start: State | None = None,
-              read: Callable[[str], str] = input, write: Callable[[str], None] = print) -> int | None:
+              read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+              backend: str = "torch") -> int | None:
     "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits."
-    engine = search_player(spec, simulations, "play")
+    engine = search_player(spec, simulations, "play", backend)
     state = start or initial_state()
     while winner(state) is None:
         write(str(state)); write(format_position(state))

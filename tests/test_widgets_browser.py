@@ -1,9 +1,10 @@
 """The widgets in a real browser: JupyterLab on 127.0.0.1, Debian's Chromium driven by Playwright, a game played by
 clicks on the board against the engine. JupyterLab is always shut down, whatever happens.
 
-Needs /usr/bin/chromium (tools/setup_widgets.sh installs it with apt-get) and the `playwright` Python package; no
+Needs /usr/bin/chromium (tools/setup.sh installs it with apt-get) and the `playwright` Python package; no
 browser is downloaded. On failure a screenshot of the page is saved (the path is in the failure message); set
 SANTORINI_SCREENSHOT_DIR to keep the screenshots of a passing run too."""
+import importlib.util
 import json
 import os
 import signal
@@ -15,6 +16,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import require
 
 from santorini_az.game import initial_state
 from santorini_az.notation import play_moves
@@ -48,8 +51,8 @@ def write_notebook(path: Path, simulations: int) -> None:
 @pytest.fixture
 def jupyterlab(tmp_path):
     "A JupyterLab serving `tmp_path` on a free port with a random token: (base url, token); killed afterwards."
-    if not Path(CHROMIUM).exists(): pytest.skip(f"{CHROMIUM} is missing: run tools/setup_widgets.sh")
-    pytest.importorskip("playwright.sync_api")
+    require(CHROMIUM, Path(CHROMIUM).exists())
+    require("playwright", importlib.util.find_spec("playwright") is not None)
     write_notebook(tmp_path / "play.ipynb", simulations=16)
     token, port = os.urandom(16).hex(), free_port()
     home = tmp_path / "jupyter"

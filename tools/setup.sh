@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Create .venv and install santorini_az with its development tools.
+# Set up everything the course uses, on a fresh Debian machine: .venv with santorini_az and its development tools,
+# the browser app in web/ (npm packages, built into web/dist), and Debian's Chromium for the browser tests.
 # On a machine without an NVIDIA GPU torch is pinned to the CPU build (2.13.0) first, so that nothing later
-# pulls several GB of CUDA wheels; with a GPU the newest CUDA build is taken instead.
+# pulls several GB of CUDA wheels; with a GPU the newest CUDA build is taken instead. Playwright never downloads a
+# browser: it drives /usr/bin/chromium. Running it again only redoes what is out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 VPY=.venv/bin/python
@@ -16,3 +19,21 @@ if ! "$VPY" -c 'import torch' 2>/dev/null; then
   fi
 fi
 "$VPY" -m pip install -q -e ".[dev]"
+
+# The browser app: npm packages when the lock file changed, a build when a source (or a Python module it ships) did.
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -f web/dist/index.html ] || [ -n "$(find web/src web/py web/public web/index.html web/scripts santorini_az -newer web/dist/index.html -type f -not -path 'web/public/pyodide/*' -not -path 'web/public/py/*' | head -1)" ]; then
+    (cd web && npm run build --silent)
+  fi
+else
+  echo "setup: npm not found; the browser app in web/ is not built (install Node 20 and npm, then run this again)" >&2
+fi
+
+# Debian's Chromium, which the browser tests drive through Playwright.
+if [ ! -x /usr/bin/chromium ]; then
+  SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
+  $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends chromium
+fi

@@ -1,0 +1,176 @@
+"ONNX export: the reference contract, parity with torch, metadata, the evaluator and its picklable factory."
+import json
+import pickle
+
+import numpy as np
+import onnx
+import pytest
+import torch
+from torch import nn
+
+from santorini_az.encoding import N_ACTIONS
+from santorini_az.export import (ExportError, OnnxEvaluator, OnnxFactory, export_command, export_onnx, game_positions,
+                                 onnx_factory, onnx_metadata, parity)
+from santorini_az.mcts import Search, SearchConfig
+from santorini_az.encoding import encode
+from santorini_az.game import initial_state
+from santorini_az.network import NetConfig, SantoriniNet, random_planes, save_checkpoint
+
+
+def trained_looking(model: SantoriniNet, seed: int = 0) -> SantoriniNet:
+    "Real-looking batch-norm statistics and sharpened heads, so that parity is tested on decided outputs."
+    generator = torch.Generator().manual_seed(seed)
+    model.train()
+    with torch.no_grad():
+        for bn in (m for m in model.modules() if isinstance(m, nn.BatchNorm2d)):
+            bn.reset_running_stats(); bn.momentum = None
+            bn.weight.copy_(torch.rand(bn.num_features, generator=generator) + 0.5)
+            bn.bias.copy_(torch.randn(bn.num_features, generator=generator) * 0.2)
+        for batch in range(4): model(torch.from_numpy(random_planes(256, seed=seed + batch)))
+        model.policy_fc.weight.mul_(8.0); model.value_fc2.weight.mul_(3.0)
+    return model.eval()
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    "A trained-looking 32x4 network, its checkpoint and its ONNX export."
+    folder = tmp_path_factory.mktemp("export")
+    torch.manual_seed(0)
+    model = trained_looking(SantoriniNet(NetConfig(32, 4)))
+    checkpoint = folder / "net.safetensors"
+    save_checkpoint(checkpoint, model, iteration=3)
+    return model, checkpoint, export_onnx(checkpoint, folder / "net.onnx")
+
+
+def test_contract_and_checker(exported):
+    _, _, path = exported
+    graph = onnx.load(str(path))
+    onnx.checker.check_model(graph, full_check=True)
+    assert [i.name for i in graph.graph.input] == ["input"]
+    assert [o.name for o in graph.graph.output] == ["policy", "value"]
+    assert max(o.version for o in graph.opset_import if o.domain in ("", "ai.onnx")) >= 17
+    shapes = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in [*graph.graph.input, *graph.graph.output]}
+    assert shapes == {"input": ["batch", 5, 5, 9], "policy": ["batch", 153], "value": ["batch", 1]}
+    assert graph.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.FLOAT
+
+
+def test_metadata(exported):
+    _, _, path = exported
+    metadata = onnx_metadata(path)
+    assert json.loads(metadata["config"]) == {"channels": 32, "blocks": 4}
+    assert json.loads(metadata["checkpoint"]) == {"iteration": 3}
+
+
+@pytest.mark.parametrize("batch", [1, 7, 300])
+def test_dynamic_batch_and_softmax(exported, batch):
+    import onnxruntime as ort
+    _, _, path = exported
+    policy, value = ort.InferenceSession(str(path)).run(None, {"input": random_planes(batch, seed=batch)})
+    assert policy.shape == (batch, N_ACTIONS) and value.shape == (batch, 1)
+    np.testing.assert_allclose(policy.sum(1), 1.0, atol=1e-5)
+    assert np.all(np.abs(value) <= 1.0)
+
+
+def test_parity_on_random_and_game_positions(exported):
+    model, _, path = exported
+    games = game_positions(30, seed=1)
+    planes = np.concatenate([random_planes(1000, seed=5), games])
+    assert len(games) > 500
+    result = parity(model, path, planes)
+    print(f"parity on {result['positions']} positions: policy {result['policy']:.2e}, value {result['value']:.2e}")
+    assert result["positions"] >= 1500
+    assert result["policy"] <= 1e-4 and result["value"] <= 1e-4
+
+
+def test_parity_detects_a_different_network(exported, tmp_path):
+    "The parity check can fail: a different network's file is far from the torch outputs."
+    model, _, _ = exported
+    torch.manual_seed(99)
+    other = export_onnx(trained_looking(SantoriniNet(NetConfig(32, 4)), seed=1), tmp_path / "other.onnx")
+    result = parity(model, other, random_planes(200, seed=0))
+    assert result["policy"] > 1e-2 or result["value"] > 1e-2
+
+
+def test_evaluator_contract_and_log_policy(exported):
+    model, _, path = exported
+    evaluator = OnnxEvaluator(path)
+    planes = random_planes(16, seed=3)
+    logits, values = evaluator.evaluate(planes)
+    assert logits.shape == (16, N_ACTIONS) and logits.dtype == np.float32
+    assert values.shape == (16,) and values.dtype == np.float32
+    assert np.all(np.isfinite(logits))
+    with torch.no_grad(): torch_logits, torch_values = model(torch.from_numpy(planes))
+    # log-softmax logits differ from the torch logits by a constant per row: the same softmax
+    np.testing.assert_allclose(np.exp(logits), torch.softmax(torch_logits, -1).numpy(), atol=1e-5)
+    np.testing.assert_allclose(values, torch_values.numpy(), atol=1e-5)
+    empty_logits, empty_values = evaluator.evaluate(np.zeros((0, 5, 5, 9), np.float32))
+    assert empty_logits.shape == (0, N_ACTIONS) and empty_values.shape == (0,)
+    with pytest.raises(ValueError, match=r"\[B, 5, 5, 9\]"): evaluator.evaluate(np.zeros((1, 9, 5, 5), np.float32))
+
+
+def test_factory_pickles_and_drives_a_search(exported):
+    _, _, path = exported
+    factory = pickle.loads(pickle.dumps(OnnxFactory(str(path), threads=1)))
+    assert factory == OnnxFactory(str(path), 1)
+    evaluator = factory()
+
+    def evaluate(state):
+        logits, values = evaluator.evaluate(encode(state)[None])
+        return logits[0], float(values[0])
+
+    search = Search(initial_state(), SearchConfig(simulations=32)).run(evaluate)
+    assert sum(search.visit_counts()) == 32
+
+
+def test_factory_works_in_a_worker_process(exported):
+    import multiprocessing as mp
+    _, _, path = exported
+    with mp.get_context("spawn").Pool(1) as pool:
+        logits, values = pool.apply(_evaluate_in_worker, (OnnxFactory(str(path)),))
+    expected_logits, expected_values = OnnxEvaluator(path).evaluate(random_planes(2, seed=0))
+    np.testing.assert_allclose(logits, expected_logits, atol=1e-6)
+    np.testing.assert_allclose(values, expected_values, atol=1e-6)
+
+
+def _evaluate_in_worker(factory):
+    return factory().evaluate(random_planes(2, seed=0))
+
+
+def test_export_command_errors_name_the_culprit(exported, tmp_path):
+    _, checkpoint, _ = exported
+    with pytest.raises(ExportError, match="no checkpoint"): export_command(tmp_path / "missing.safetensors", tmp_path / "x.onnx")
+    (tmp_path / "junk.safetensors").write_bytes(b"not a checkpoint")
+    with pytest.raises(ExportError, match="junk.safetensors"): export_command(tmp_path / "junk.safetensors", tmp_path / "x.onnx")
+    with pytest.raises(ExportError, match="does not exist"): export_command(checkpoint, tmp_path / "nowhere" / "x.onnx")
+    (tmp_path / "foreign.onnx").write_bytes(b"\x00\x01")
+    with pytest.raises(ExportError): onnx_metadata(tmp_path / "foreign.onnx")
+    assert not list(tmp_path.glob(".*.tmp")), "a failed export leaves no temporary file"
+    metadata = export_command(checkpoint, tmp_path / "ok.onnx")
+    assert metadata["net"] == "32x4" and (tmp_path / "ok.onnx").exists()
+
+
+def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):
+    import os, shutil
+    model, checkpoint, _ = exported
+    copy = tmp_path / "player.safetensors"
+    shutil.copy(checkpoint, copy)
+    factory = onnx_factory(copy, threads=2)
+    assert factory == OnnxFactory(str(tmp_path / "player.onnx"), 2)
+    stamp = (tmp_path / "player.onnx").stat().st_mtime_ns
+    assert onnx_factory(copy, threads=2) == factory and (tmp_path / "player.onnx").stat().st_mtime_ns == stamp
+    os.utime(copy, ns=(stamp + 10**9, stamp + 10**9))  # a newer checkpoint is exported again
+    onnx_factory(copy)
+    assert (tmp_path / "player.onnx").stat().st_mtime_ns != stamp
+    assert onnx_factory(factory.path) == OnnxFactory(factory.path, 1)
+    (tmp_path / "junk.onnx").write_bytes(b"junk")
+    with pytest.raises(ExportError): onnx_factory(tmp_path / "junk.onnx")
+
+
+@pytest.mark.slow
+def test_onnx_factory_plays_on_the_engine_in_worker_processes(exported):
+    from santorini_az.engine import play_games
+    from santorini_az.mcts import SearchConfig
+    _, _, path = exported
+    records = play_games(OnnxFactory(str(path)), 2, SearchConfig(simulations=8), games_in_flight=2, workers=2)
+    assert len(records) == 2

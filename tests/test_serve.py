@@ -1,0 +1,108 @@
+"serve: the champion manifest, on-the-fly export and caching, static files, binding and shutdown."
+import json
+import socket
+import threading
+import urllib.error
+import urllib.request
+
+import pytest
+import torch
+
+from santorini_az.export import onnx_metadata
+from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+from santorini_az.serve import ChampionModels, ServeError, champion_checkpoint, serve_command, start_server
+
+
+def make_run(folder, iterations=(0,)):
+    (folder / "checkpoints").mkdir(parents=True, exist_ok=True)
+    for i in iterations:
+        torch.manual_seed(i)
+        save_checkpoint(folder / "checkpoints" / f"iter-{i:04d}.safetensors", SantoriniNet(NetConfig(8, 1)), iteration=i)
+    promote(folder, iterations[-1])
+    return folder
+
+
+def promote(folder, iteration):
+    (folder / "champion.json").write_text(
+        json.dumps({"iteration": iteration, "checkpoint": f"checkpoints/iter-{iteration:04d}.safetensors"}))
+
+
+def fetch(url):
+    with urllib.request.urlopen(url, timeout=10) as response: return response.read(), response.headers
+
+
+@pytest.fixture
+def app(tmp_path):
+    folder = tmp_path / "app"
+    (folder / "assets").mkdir(parents=True)
+    (folder / "index.html").write_text("<!doctype html><title>santorini</title>")
+    (folder / "assets" / "engine.wasm").write_bytes(b"\0asm")
+    return folder
+
+
+def test_champion_checkpoint(tmp_path):
+    assert champion_checkpoint(tmp_path) is None
+    run = make_run(tmp_path / "run", (0, 2))
+    assert champion_checkpoint(run) == (2, run / "checkpoints" / "iter-0002.safetensors")
+    (run / "champion.json").write_text("{not json")
+    with pytest.raises(ServeError, match="champion.json"): champion_checkpoint(run)
+
+
+def test_manifest_exports_once_and_reports_failures(tmp_path):
+    run = make_run(tmp_path / "run", (0, 1))
+    models = ChampionModels(run, tmp_path / "cache")
+    manifest = models.manifest()
+    assert manifest == {"id": "iter-0001", "name": "iteration 1 of run", "url": "champion-0001.onnx"}
+    exported = tmp_path / "cache" / "champion-0001.onnx"
+    assert json.loads(onnx_metadata(exported)["checkpoint"]) == {"iteration": 1}
+    stamp = exported.stat().st_mtime_ns
+    models.manifest()
+    assert exported.stat().st_mtime_ns == stamp, "the export is cached"
+    (run / "checkpoints" / "iter-0005.safetensors").write_bytes(b"half a file")
+    promote(run, 5)
+    broken = models.manifest()
+    assert broken["url"] is None and "iteration 5" in broken["reason"]
+    assert ChampionModels(tmp_path / "empty", tmp_path / "cache").manifest()["reason"] == "the run has no champion yet"
+
+
+def test_server_serves_app_and_switches_champion(tmp_path, app):
+    run = make_run(tmp_path / "run", (0, 4))
+    with start_server(run, app_dir=app) as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        body, _ = fetch(server.url)
+        assert b"<title>santorini</title>" in body
+        _, headers = fetch(server.url + "assets/engine.wasm")
+        assert headers["Content-Type"] == "application/wasm"
+        body, headers = fetch(server.url + "models/manifest.json")
+        manifest = json.loads(body)
+        assert manifest["id"] == "iter-0004" and headers["Cache-Control"] == "no-store"
+        model, _ = fetch(server.url + "models/" + manifest["url"])
+        assert len(model) > 1000
+        promote(run, 0)
+        assert json.loads(fetch(server.url + "models/manifest.json")[0])["id"] == "iter-0000"
+        with pytest.raises(urllib.error.HTTPError): fetch(server.url + "models/champion-0099.onnx")
+        cache = server.cache_dir
+    assert not server.thread.is_alive() and not cache.exists()
+    with pytest.raises(OSError): socket.create_connection(("127.0.0.1", server.server.server_address[1]), timeout=1)
+
+
+def test_errors_name_the_culprit(tmp_path, app):
+    run = make_run(tmp_path / "run")
+    with pytest.raises(ServeError, match="no run directory"): start_server(tmp_path / "missing", app_dir=app)
+    with pytest.raises(ServeError, match="no built web app"): start_server(run, app_dir=tmp_path)
+    with start_server(run, app_dir=app) as server:
+        port = server.server.server_address[1]
+        with pytest.raises(ServeError, match="cannot listen"): start_server(run, port=port, app_dir=app)
+
+
+def test_serve_command_prints_the_url_and_stops(tmp_path, app):
+    run = make_run(tmp_path / "run", (0, 2))
+    lines, seen = [], {}
+
+    def wait():
+        url = lines[0].split(" at ")[1].split()[0]
+        seen["manifest"] = json.loads(fetch(url + "models/manifest.json")[0])
+
+    serve_command(run, app_dir=app, echo=lines.append, wait=wait)
+    assert "iteration 2" in lines[0] and seen["manifest"]["id"] == "iter-0002"
+    assert not [t for t in threading.enumerate() if t.name == "santorini_az serve"]

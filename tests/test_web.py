@@ -1,0 +1,228 @@
+"""End to end: the built web app in Debian's Chromium, served by `santorini_az serve` on 127.0.0.1.
+
+A whole game against the engine by clicking the 2D board (every move legal by the Python rules), no main-thread task
+over 100 ms while the engine thinks, undo, playing as player 2, the missing-model fallback, the browser's network
+outputs equal to onnxruntime's in Python, and a champion promoted during the session picked up without a reload.
+Needs `bash tools/setup.sh` (npm packages, the built site, playwright, chromium)."""
+import importlib.util
+import json
+import os
+import random
+import shutil
+import subprocess
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from tests.conftest import require
+
+from santorini_az.encoding import encode_batch
+from santorini_az.export import OnnxEvaluator
+from santorini_az.game import initial_state, winner
+from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+from santorini_az.notation import format_position, parse_position, play_moves
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "web"
+CHROMIUM = "/usr/bin/chromium"
+LONG_TASK_MS = 100
+TIMEOUT_MS = 120_000
+
+LONG_TASKS = """
+window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.startTime + e.duration]);
+}).observe({ type: "longtask", buffered: true });
+"""
+
+
+def built_site() -> Path:
+    "web/dist, built now if the npm packages are installed but the site is not built."
+    dist = WEB / "dist"
+    if not (dist / "index.html").exists():
+        require("web/node_modules", (WEB / "node_modules").exists())
+        subprocess.run(["npm", "run", "build"], cwd=WEB, check=True, capture_output=True)
+    return dist
+
+
+def save_net(run: Path, iteration: int, seed: int) -> None:
+    "A random 16x2 network with sharpened heads (decided priors and values), as the run's checkpoint `iteration`."
+    torch.manual_seed(seed)
+    net = SantoriniNet(NetConfig(16, 2))
+    with torch.no_grad(): net.policy_fc.weight.mul_(8.0); net.value_fc2.weight.mul_(3.0)
+    (run / "checkpoints").mkdir(parents=True, exist_ok=True)
+    save_checkpoint(run / "checkpoints" / f"iter-{iteration:04d}.safetensors", net.eval(), iteration=iteration)
+
+
+def promote(run: Path, iteration: int) -> None:
+    (run / "champion.json").write_text(
+        json.dumps({"iteration": iteration, "checkpoint": f"checkpoints/iter-{iteration:04d}.safetensors"}))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    "The built app and a run directory's champion, served on 127.0.0.1 (always shut down)."
+    require(CHROMIUM, os.path.exists(CHROMIUM))
+    require("playwright", importlib.util.find_spec("playwright") is not None)
+    from santorini_az.serve import start_server
+    run = tmp_path_factory.mktemp("run")
+    save_net(run, 1, seed=1)
+    save_net(run, 2, seed=2)
+    promote(run, 1)
+    server = start_server(run, app_dir=built_site())
+    try: yield {"url": server.url, "run": run, "server": server}
+    finally: server.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try: yield browser
+        finally: browser.close()
+
+
+def open_page(browser, url: str):
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(LONG_TASKS)
+    page.goto(url)
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    page.errors = errors
+    return page
+
+
+def wait_for_my_turn_or_end(page) -> dict:
+    "Wait until the engine is idle and the position shown is final or the human's to play; return the game."
+    page.wait_for_function("""(() => { const g = window.santorini.game, i = g.info;
+        return i && !g.thinking && i.position === g.positions[g.index] && (i.winner !== null || i.player === g.human); })()""")
+    return page.evaluate("window.santorini.game")
+
+
+def click_move(page, action: dict) -> None:
+    "Play `action` (a legal action from the page's list) by clicking the 2D board."
+    cells = [action["cell"]] if "cell" in action else [action["from"], action["to"], action["build"]]
+    for cell in cells: page.click(f'.board2d button[data-cell="{cell}"]')
+
+
+def play_to_the_end(page, rng: random.Random, max_plies: int = 200) -> dict:
+    for _ in range(max_plies):
+        game = wait_for_my_turn_or_end(page)
+        if game["info"]["winner"] is not None: return game
+        click_move(page, rng.choice(game["info"]["legal"]))
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    raise AssertionError("the game did not end")
+
+
+def assert_legal_game(game: dict) -> None:
+    "Every move of the page's game is legal by the Python rules, and the result is the one Python finds."
+    state = play_moves(initial_state(), game["moves"])  # NotationError on any illegal move
+    assert format_position(state) == game["info"]["position"]
+    assert game["info"]["winner"] is not None and winner(state) == game["info"]["winner"]
+
+
+def overlaps(task, windows) -> bool:
+    return any(task[0] < end and task[1] > start for start, end in windows)
+
+
+def test_whole_game_by_clicking(site, browser):
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=medium&poll=0")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
+    game = play_to_the_end(page, random.Random(0))
+    assert_legal_game(game)
+    assert page.inner_text("#result").startswith(f"Player {game['info']['winner'] + 1} has won")
+    thinking = page.evaluate("window.santorini.thinking")
+    long_tasks = page.evaluate("window.__longTasks")
+    during = [t for t in long_tasks if overlaps(t, thinking)]
+    print(f"{len(game['moves'])} plies, {len(thinking)} engine searches, "
+          f"{len(long_tasks)} long tasks in all (longest {max([b - a for a, b in long_tasks], default=0):.0f} ms)")
+    assert len(thinking) >= 5
+    assert not [t for t in during if t[1] - t[0] > LONG_TASK_MS], during
+    assert all(s["backend"] == "onnx" for s in page.evaluate("window.santorini.searches"))
+    assert not page.errors
+    page.close()
+
+
+def test_long_searches_leave_the_page_responsive(site, browser):
+    "Two 800-simulation engine moves (difficulty hard): no main-thread task over 100 ms meanwhile."
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=hard&poll=0&side=2")
+    page.wait_for_function("window.santorini.thinking.length >= 2", timeout=TIMEOUT_MS)  # the engine places twice
+    thinking = page.evaluate("window.santorini.thinking")
+    during = [t for t in page.evaluate("window.__longTasks") if overlaps(t, thinking)]
+    print("engine searches (ms):", [round(b - a) for a, b in thinking], "long tasks meanwhile:", during)
+    assert not [t for t in during if t[1] - t[0] > LONG_TASK_MS], during
+    page.close()
+
+
+def test_player_two_and_undo(site, browser):
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&side=2")
+    game = wait_for_my_turn_or_end(page)
+    assert game["human"] == 1 and len(game["moves"]) == 2  # the engine (player 1) placed both its workers first
+    rng = random.Random(1)
+    for _ in range(3):  # two placements, then a move
+        game = wait_for_my_turn_or_end(page)
+        click_move(page, rng.choice(game["info"]["legal"]))
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    game = wait_for_my_turn_or_end(page)
+    assert format_position(play_moves(initial_state(), game["moves"])) == game["info"]["position"]
+    before = game["index"]
+    page.click("#undo")
+    game = wait_for_my_turn_or_end(page)
+    assert game["index"] == before - 2 and game["info"]["player"] == 1
+    assert game["info"]["position"] == format_position(play_moves(initial_state(), game["moves"][:game["index"]]))
+    page.click("#redo")
+    page.wait_for_function("(i) => window.santorini.game.index === i", arg=before)
+    page.close()
+
+
+def test_missing_model_falls_back_to_the_uniform_search(site, browser):
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&side=2&model=models/no-such-model.onnx")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('uniform-prior')")
+    assert "failed to load" in page.inner_text("#model")
+    page.wait_for_function("window.santorini.searches.length >= 1")
+    assert page.evaluate("window.santorini.searches[0].backend") == "uniform"
+    page.close()
+
+
+def test_browser_network_equals_onnxruntime(site, browser, tmp_path):
+    page = open_page(browser, site["url"] + "?view=2d&poll=0")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
+    rng, state, positions = random.Random(3), initial_state(), []
+    while (actions := state.legal_actions()) and len(positions) < 30:
+        positions.append(format_position(state))
+        state = state.apply(rng.choice(actions))
+    reply = page.evaluate("(p) => window.santorini.evaluate(p)", positions)
+    manifest = json.loads(urllib.request.urlopen(site["url"] + "models/manifest.json", timeout=10).read())
+    model = tmp_path / "model.onnx"
+    model.write_bytes(urllib.request.urlopen(site["url"] + "models/" + manifest["url"], timeout=10).read())
+    logits, values = OnnxEvaluator(model).evaluate(encode_batch([parse_position(p) for p in positions]))
+    policy_difference = np.abs(np.asarray(reply["policy"]) - np.exp(logits)).max()
+    value_difference = np.abs(np.asarray(reply["value"]) - values).max()
+    print(f"browser vs Python onnxruntime on {len(positions)} positions: policy {policy_difference:.1e}, value {value_difference:.1e}")
+    assert policy_difference <= 1e-5 and value_difference <= 1e-5
+    page.close()
+
+
+def test_champion_swap_without_reload(site, browser):
+    run = site["run"]
+    promote(run, 1)
+    page = open_page(browser, site["url"] + "?view=2d&poll=300")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('iteration 1 ')")
+    page.evaluate("window.__marker = 'same page'")
+    try:
+        promote(run, 2)
+        page.wait_for_function("document.querySelector('#model').textContent.includes('iteration 2 ')")
+        assert "new champion" in page.inner_text("#champion").lower()
+        assert page.evaluate("window.__marker") == "same page"  # no reload
+        assert page.evaluate("window.santorini.evaluate(['startpos'])")["backend"].startswith("iteration 2")
+    finally: promote(run, 1)
+    page.close()

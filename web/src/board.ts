@@ -1,0 +1,18 @@
+// What a board view draws, whichever view it is (the 2D grid or the 3D scene).
+export interface BoardScene {
+  heights: number[]; // 25 levels, 4 = dome
+  workers: number[][]; // workers[p][w] = cell
+  targets: Set<number>; // cells a click may choose now (legal)
+  selected: Set<number>; // cells chosen so far (worker, destination)
+  overlay: number[]; // a share in [0, 1] per cell (search visits or network priors), 0 = nothing to draw
+  overlayKind: "visits" | "priors" | "";
+  hint: number[]; // the cells of a suggested move, in order (worker, destination, build) or (placement)
+}
+
+export interface BoardView {
+  draw(scene: BoardScene): void;
+  dispose(): void;
+}
+
+export const PLAYER_COLOURS = ["#d9534f", "#2c7be5"];
+export const WORKER_MARKS = [["a", "b"], ["x", "y"]];

@@ -1,0 +1,205 @@
+// The 3D board (Three.js): stacked levels, domes, workers, clickable cells with the legal targets highlighted,
+// animated moves and orbit controls. It draws only when something changes, so an idle page costs nothing.
+import * as THREE from "three";
+import { OrbitControls } from "three/addons/controls/OrbitControls.js";
+import { type BoardScene, type BoardView, PLAYER_COLOURS } from "./board";
+
+const LEVEL_SIZES = [0.92, 0.78, 0.62]; // widths of the level 1, 2 and 3 blocks
+const LEVEL_HEIGHT = 0.28;
+const BASE = 0.08; // the board tile's thickness
+const ANIMATION_MS = 350;
+
+const cellCentre = (cell: number) => new THREE.Vector3((cell % 5) - 2, 0, Math.floor(cell / 5) - 2);
+const topOf = (level: number) => BASE + Math.min(level, 3) * LEVEL_HEIGHT;
+
+interface Tween { mesh: THREE.Object3D; from: THREE.Vector3; to: THREE.Vector3; start: number }
+
+export class Board3D implements BoardView {
+  private renderer: THREE.WebGLRenderer;
+  private scene = new THREE.Scene();
+  private camera: THREE.PerspectiveCamera;
+  private controls: OrbitControls;
+  private buildings = new THREE.Group();
+  private marks = new THREE.Group();
+  private workers: THREE.Group[][] = [[], []];
+  private pickers: THREE.Mesh[] = [];
+  private tweens: Tween[] = [];
+  private lastHeights: number[] | null = null;
+  private frame = 0;
+  private observer: ResizeObserver;
+
+  constructor(private container: HTMLElement, onClick: (cell: number) => void) {
+    this.renderer = new THREE.WebGLRenderer({ antialias: true });
+    this.renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+    container.appendChild(this.renderer.domElement);
+    this.renderer.domElement.className = "board3d";
+    this.camera = new THREE.PerspectiveCamera(40, 1, 0.1, 100);
+    this.camera.position.set(0, 7.5, 6.5);
+    this.controls = new OrbitControls(this.camera, this.renderer.domElement);
+    this.controls.maxPolarAngle = Math.PI * 0.45;
+    this.controls.minDistance = 4;
+    this.controls.maxDistance = 16;
+    this.controls.addEventListener("change", () => this.requestDraw());
+    this.scene.background = new THREE.Color("#bfe3f2");
+    this.scene.add(new THREE.HemisphereLight("#ffffff", "#557755", 1.6));
+    const sun = new THREE.DirectionalLight("#ffffff", 1.6);
+    sun.position.set(4, 8, 3);
+    this.scene.add(sun, this.buildings, this.marks);
+    this.addBoard();
+    this.addWorkers();
+    this.listenForClicks(onClick);
+    this.observer = new ResizeObserver(() => this.resize());
+    this.observer.observe(container);
+    this.resize();
+  }
+
+  private addBoard() {
+    const sea = new THREE.Mesh(new THREE.CylinderGeometry(5, 5, 0.05, 48), new THREE.MeshLambertMaterial({ color: "#4a90b8" }));
+    sea.position.y = -0.06;
+    this.scene.add(sea);
+    for (let cell = 0; cell < 25; cell++) {
+      const tile = new THREE.Mesh(new THREE.BoxGeometry(0.96, BASE, 0.96),
+        new THREE.MeshLambertMaterial({ color: (cell + Math.floor(cell / 5)) % 2 ? "#8fbf6a" : "#9fcf78" }));
+      tile.position.copy(cellCentre(cell)).setY(BASE / 2);
+      this.scene.add(tile);
+      // An invisible column over each cell catches clicks on the tile, its buildings and its worker alike.
+      const picker = new THREE.Mesh(new THREE.BoxGeometry(1, 1.6, 1), new THREE.MeshBasicMaterial({ visible: false }));
+      picker.position.copy(cellCentre(cell)).setY(0.8);
+      picker.userData.cell = cell;
+      this.pickers.push(picker);
+      this.scene.add(picker);
+    }
+  }
+
+  private addWorkers() {
+    for (let p = 0; p < 2; p++) {
+      for (let w = 0; w < 2; w++) {
+        const material = new THREE.MeshStandardMaterial({ color: PLAYER_COLOURS[p], roughness: 0.5 });
+        const worker = new THREE.Group();
+        const body = new THREE.Mesh(new THREE.CylinderGeometry(0.13, 0.19, 0.36, 20), material);
+        body.position.y = 0.18;
+        const head = new THREE.Mesh(new THREE.SphereGeometry(0.13, 20, 14), material);
+        head.position.y = 0.46;
+        worker.add(body, head);
+        worker.visible = false;
+        this.workers[p].push(worker);
+        this.scene.add(worker);
+      }
+    }
+  }
+
+  private listenForClicks(onClick: (cell: number) => void) {
+    const raycaster = new THREE.Raycaster();
+    let down = { x: 0, y: 0 };
+    const canvas = this.renderer.domElement;
+    canvas.addEventListener("pointerdown", (e) => (down = { x: e.clientX, y: e.clientY }));
+    canvas.addEventListener("pointerup", (e) => {
+      if (Math.hypot(e.clientX - down.x, e.clientY - down.y) > 5) return; // a drag turns the camera, not a click
+      const rect = canvas.getBoundingClientRect();
+      const pointer = new THREE.Vector2(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
+      raycaster.setFromCamera(pointer, this.camera);
+      const hit = raycaster.intersectObjects(this.pickers)[0];
+      if (hit) onClick(hit.object.userData.cell as number);
+    });
+  }
+
+  private resize() {
+    const width = this.container.clientWidth || 480;
+    const height = Math.max(320, Math.min(width, window.innerHeight * 0.75));
+    this.renderer.setSize(width, height);
+    this.camera.aspect = width / height;
+    this.camera.updateProjectionMatrix();
+    this.requestDraw();
+  }
+
+  draw(scene: BoardScene) {
+    this.drawBuildings(scene.heights);
+    this.drawMarks(scene);
+    scene.workers.forEach((cells, p) => this.workers[p].forEach((worker, w) => {
+      const cell = cells[w];
+      if (cell === undefined) { worker.visible = false; return; }
+      const target = cellCentre(cell).setY(topOf(scene.heights[cell]));
+      if (worker.visible && worker.position.distanceTo(target) > 1e-3) {
+        this.tweens.push({ mesh: worker, from: worker.position.clone(), to: target, start: performance.now() });
+      } else worker.position.copy(target);
+      worker.visible = true;
+    }));
+    this.lastHeights = scene.heights.slice();
+    this.requestDraw();
+  }
+
+  private drawBuildings(heights: number[]) {
+    this.buildings.clear();
+    const stone = new THREE.MeshLambertMaterial({ color: "#f4f1e8" });
+    const domeMaterial = new THREE.MeshStandardMaterial({ color: "#1f4e99", roughness: 0.4 });
+    heights.forEach((level, cell) => {
+      const centre = cellCentre(cell);
+      const grew = this.lastHeights !== null && level > this.lastHeights[cell];
+      for (let l = 0; l < Math.min(level, 3); l++) {
+        const block = new THREE.Mesh(new THREE.BoxGeometry(LEVEL_SIZES[l], LEVEL_HEIGHT * 0.96, LEVEL_SIZES[l]), stone);
+        block.position.copy(centre).setY(BASE + (l + 0.5) * LEVEL_HEIGHT);
+        if (grew && l === level - 1) this.growIn(block);
+        this.buildings.add(block);
+      }
+      if (level === 4) {
+        const dome = new THREE.Mesh(new THREE.SphereGeometry(0.27, 24, 12, 0, Math.PI * 2, 0, Math.PI / 2), domeMaterial);
+        dome.position.copy(centre).setY(topOf(3));
+        if (grew) this.growIn(dome);
+        this.buildings.add(dome);
+      }
+    });
+  }
+
+  private growIn(mesh: THREE.Object3D) {
+    const to = mesh.position.clone();
+    this.tweens.push({ mesh, from: to.clone().setY(to.y + 1.2), to, start: performance.now() });
+    mesh.position.y += 1.2;
+  }
+
+  private drawMarks(scene: BoardScene) {
+    this.marks.clear();
+    const ring = (cell: number, colour: string, radius: number, opacity = 0.85) => {
+      const mesh = new THREE.Mesh(new THREE.RingGeometry(radius * 0.78, radius, 32),
+        new THREE.MeshBasicMaterial({ color: colour, transparent: true, opacity, side: THREE.DoubleSide }));
+      mesh.rotation.x = -Math.PI / 2;
+      mesh.position.copy(cellCentre(cell)).setY(topOf(scene.heights[cell]) + 0.01);
+      this.marks.add(mesh);
+    };
+    scene.targets.forEach((cell) => ring(cell, "#2ecc71", 0.44));
+    scene.selected.forEach((cell) => ring(cell, "#f1c40f", 0.47));
+    scene.hint.forEach((cell) => ring(cell, "#9b59b6", 0.36));
+    scene.overlay.forEach((share, cell) => {
+      if (share < 0.01) return;
+      const disc = new THREE.Mesh(new THREE.CircleGeometry(0.1 + 0.3 * Math.sqrt(share), 32),
+        new THREE.MeshBasicMaterial({ color: scene.overlayKind === "visits" ? "#e67e22" : "#8e44ad", transparent: true, opacity: 0.55 }));
+      disc.rotation.x = -Math.PI / 2;
+      disc.position.copy(cellCentre(cell)).setY(topOf(scene.heights[cell]) + 0.02);
+      this.marks.add(disc);
+    });
+  }
+
+  private requestDraw() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const time = performance.now();
+      this.tweens = this.tweens.filter((t) => {
+        const f = Math.min(1, (time - t.start) / ANIMATION_MS);
+        const eased = f * f * (3 - 2 * f);
+        t.mesh.position.lerpVectors(t.from, t.to, eased);
+        t.mesh.position.y += Math.sin(Math.PI * f) * 0.5 * (t.from.distanceTo(t.to) > 0.5 ? 1 : 0);
+        if (f >= 1) t.mesh.position.copy(t.to);
+        return f < 1;
+      });
+      this.renderer.render(this.scene, this.camera);
+      if (this.tweens.length) this.requestDraw();
+    });
+  }
+
+  dispose() {
+    this.observer.disconnect();
+    this.controls.dispose();
+    this.renderer.dispose();
+    this.renderer.domElement.remove();
+  }
+}

@@ -1,0 +1,354 @@
+// The page: draws the board, takes clicks, keeps the game's history, and asks the engine worker for everything
+// that involves the rules or the network. Nothing here blocks: the worker answers by messages.
+import type { BoardScene, BoardView } from "./board";
+import { Board2D } from "./board2d";
+import type { LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult } from "./protocol";
+import { click, forPlayerOne, moveList, type Selection, targets } from "./selection";
+import "./style.css";
+
+const START = "0000000000000000000000000/1//";
+/** The reference system's difficulty names; the numbers are ours: simulations per move and move temperature. */
+export const DIFFICULTIES: Record<string, { simulations: number; temperature: number }> = {
+  easy: { simulations: 16, temperature: 1.0 },
+  medium: { simulations: 100, temperature: 0.5 },
+  hard: { simulations: 800, temperature: 0 },
+  extreme: { simulations: 3200, temperature: 0 },
+};
+
+const params = new URLSearchParams(location.search);
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+// ---- the worker, as promises -------------------------------------------------------------------------------------
+const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
+let nextId = 1;
+const waiting = new Map<number, (reply: Reply) => void>();
+type WithId = Request extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
+
+function ask<T extends Reply>(request: WithId): Promise<T> {
+  const id = nextId++;
+  return new Promise((resolve) => {
+    waiting.set(id, resolve as (reply: Reply) => void);
+    worker.postMessage({ ...request, id } as Request);
+  });
+}
+
+const engineReady = new Promise<void>((resolve) => {
+  worker.onmessage = (event: MessageEvent<Reply>) => {
+    const reply = event.data;
+    if (reply.type === "ready") {
+      setStatus(`engine ready: Python ${reply.python} under Pyodide (${(reply.milliseconds / 1000).toFixed(1)} s)`);
+      resolve();
+    } else if (reply.type === "model") onModel(reply.status);
+    else if (reply.type === "progress") onProgress(reply.id, reply.done, reply.total);
+    else if (reply.type === "error" && reply.id === undefined) setStatus(`engine error: ${reply.message}`);
+    else if ("id" in reply && reply.id !== undefined) {
+      waiting.get(reply.id)?.(reply);
+      waiting.delete(reply.id);
+    }
+  };
+});
+worker.postMessage({ type: "init", base: new URL(".", location.href).href } satisfies Request);
+
+// ---- the game ----------------------------------------------------------------------------------------------------
+const game = {
+  positions: [START], // positions[i] is the position after moves[0..i)
+  moves: [] as string[],
+  index: 0, // the position shown: positions[index]
+  human: 0, // the human's player (0 = player 1)
+  selection: {} as Selection,
+  info: null as PositionInfo | null,
+  thinking: 0, // the id of the engine search under way, 0 = none
+  search: null as (SearchResult & { position: string }) | null, // the last search (the engine's move, or a hint)
+  network: null as (SearchResult & { position: string }) | null, // the network alone on the position shown
+  evalFrom: "" as "" | "search" | "network", // which of the two the eval bar shows (the newer)
+  hint: [] as number[],
+  model: { loaded: false, name: "", message: "loading the model ..." } as ModelStatus,
+  modelId: null as string | null, // the manifest id of the model in the worker (null: none asked for yet)
+};
+let view: BoardView;
+
+function difficulty() { return DIFFICULTIES[$<HTMLSelectElement>("difficulty").value] ?? DIFFICULTIES.hard; }
+function setStatus(text: string) { $("status").textContent = text; }
+
+async function positionInfo(position: string): Promise<PositionInfo> {
+  const reply = await ask<Extract<Reply, { type: "info" }>>({ type: "info", position });
+  if ("error" in reply.info) throw new Error(reply.info.error);
+  return reply.info;
+}
+
+async function show() {
+  const position = game.positions[game.index];
+  const info = await positionInfo(position);
+  if (position !== game.positions[game.index]) return; // the game moved on while we waited
+  game.info = info;
+  draw();
+  if (info.winner !== null) {
+    const who = info.winner === game.human ? "you win" : "the engine wins";
+    $("result").textContent = `Player ${info.winner + 1} has won: ${who}.`;
+  } else $("result").textContent = "";
+  if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
+  else if (info.winner === null) analyse(position);
+}
+
+function sceneOf(info: PositionInfo): BoardScene {
+  const mine = info.player === game.human && !game.thinking && info.winner === null;
+  const legal: LegalAction[] = mine ? info.legal : [];
+  const shown = game.positions[game.index], before = game.positions[game.index - 1];
+  const choice = $<HTMLSelectElement>("overlay").value;
+  // Visits: a hint for this position, or the engine's search for the move that led here.
+  const search = game.search && (game.search.position === shown || game.search.position === before) ? game.search : null;
+  const network = game.network?.position === shown ? game.network : null;
+  const kind = choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
+  return {
+    heights: info.heights, workers: info.workers, targets: targets(legal, game.selection),
+    selected: new Set([game.selection.from, game.selection.to].filter((c): c is number => c !== undefined)),
+    overlay: kind === "visits" ? search!.cells.map((c) => c.share) : kind === "priors" ? network!.cells.map((c) => c.prior) : [],
+    overlayKind: kind, hint: game.hint,
+  };
+}
+
+function draw() {
+  const info = game.info;
+  if (!info) return;
+  view.draw(sceneOf(info));
+  $("turn").textContent = info.winner !== null ? "game over"
+    : `player ${info.player + 1} to ${info.setup ? "place a worker" : "move and build"}` +
+      (info.player === game.human ? " (you)" : " (engine)");
+  $<HTMLInputElement>("position").value = info.position;
+  $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
+  $<HTMLButtonElement>("undo").disabled = game.index === 0;
+  $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
+  drawInsight();
+}
+
+function drawInsight() {
+  const latest = game.evalFrom === "search" ? game.search : game.evalFrom === "network" ? game.network : null;
+  if (latest) {
+    const { value, score } = forPlayerOne(latest.value, latest.player);
+    $("evalfill").style.height = `${(score * 100).toFixed(1)}%`;
+    $("evaltext").textContent = `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
+    $("evalsource").textContent = latest.simulations > 0
+      ? `player 1's view, from a search of ${latest.simulations} simulations` : "player 1's view, from the network alone";
+  }
+  const rows = (moves: MoveStat[], visits: boolean) => moves.slice(0, 6).map((m) =>
+    `<tr><td>${m.text}</td><td>${(m.prior * 100).toFixed(1)}%</td>${visits ? `<td>${(m.share * 100).toFixed(1)}%</td>` : ""}</tr>`).join("");
+  const network = game.network?.position === game.positions[game.index] ? game.network : null;
+  $("networkmoves").innerHTML = network ? `<tr><th>move</th><th>prior</th></tr>` + rows(network.top_priors, false) : "";
+  const search = game.search;
+  $("searchmoves").innerHTML = search?.simulations
+    ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits, true) : "";
+  $("speed").textContent = search?.simulations
+    ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
+      `(${search.backend === "onnx" ? "network" : "uniform prior"}, ${search.batches} batches)` : "";
+}
+
+function onProgress(id: number, done: number, total: number) {
+  if (id === game.thinking) $("thinking").textContent = `thinking: ${done} / ${total} simulations`;
+}
+
+async function think() {
+  const position = game.positions[game.index];
+  const { simulations, temperature } = difficulty();
+  const id = nextId; // ask() takes this id
+  game.thinking = id;
+  game.hint = [];
+  $("thinking").textContent = "thinking ...";
+  draw();
+  const started = performance.now();
+  const reply = await ask<Extract<Reply, { type: "search" | "error" }>>({
+    type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16),
+    seed: Math.floor(Math.random() * 2 ** 31),
+  });
+  hooks.thinking.push([started, performance.now()]);
+  if (game.thinking !== id) return; // undone or restarted meanwhile
+  game.thinking = 0;
+  $("thinking").textContent = "";
+  if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return; }
+  game.search = { ...reply.result, position };
+  game.evalFrom = "search";
+  hooks.searches.push(game.search);
+  if (reply.result.move) await playMove(reply.result.move, position);
+}
+
+async function analyse(position: string) {
+  const reply = await ask<Extract<Reply, { type: "search" }>>({ type: "search", position, simulations: 0, temperature: 0, batch: 1, seed: 0 });
+  if (position !== game.positions[game.index] || game.thinking || reply.type !== "search") return;
+  game.network = { ...reply.result, position };
+  game.evalFrom = "network";
+  draw();
+}
+
+async function playMove(move: string, from: string) {
+  if (from !== game.positions[game.index]) return;
+  const reply = await ask<Extract<Reply, { type: "play" }>>({ type: "play", position: from, move });
+  if (!reply.result.position) { setStatus(`illegal move ${move}: ${reply.result.error}`); return; }
+  game.positions = [...game.positions.slice(0, game.index + 1), reply.result.position];
+  game.moves = [...game.moves.slice(0, game.index), move];
+  game.index++;
+  game.selection = {};
+  game.hint = [];
+  await show();
+}
+
+function onCellClick(cell: number) {
+  const info = game.info;
+  if (!info || game.thinking || info.winner !== null || info.player !== game.human) return;
+  const next = click(info.legal, game.selection, cell);
+  game.selection = next.selection;
+  if (next.move) playMove(next.move, info.position);
+  else draw();
+}
+
+function cancelThinking() {
+  if (game.thinking) worker.postMessage({ type: "cancel" } satisfies Request);
+  game.thinking = 0;
+  $("thinking").textContent = "";
+}
+
+function undo() {
+  cancelThinking();
+  // Back to the last position where it is the human's turn (the engine's reply and the human's move both go).
+  do game.index--; while (game.index > 0 && whoMoves(game.positions[game.index]) !== game.human);
+  game.index = Math.max(0, game.index);
+  resetInsight();
+  show();
+}
+
+function redo() {
+  cancelThinking();
+  do game.index++; while (game.index < game.positions.length - 1 && whoMoves(game.positions[game.index]) !== game.human);
+  game.index = Math.min(game.index, game.positions.length - 1);
+  resetInsight();
+  show();
+}
+
+const whoMoves = (position: string) => Number(position.split("/")[1]) - 1; // the notation's second field
+
+function resetInsight() { game.selection = {}; game.hint = []; $("hinttext").textContent = ""; }
+
+async function newGame(start: string) {
+  cancelThinking();
+  game.human = Number($<HTMLSelectElement>("side").value);
+  game.positions = [start];
+  game.moves = [];
+  game.index = 0;
+  resetInsight();
+  setStatus(game.model.message);
+  await show();
+}
+
+async function hint() {
+  const info = game.info;
+  if (!info || game.thinking || info.winner !== null || info.player !== game.human) return;
+  const position = info.position;
+  $("thinking").textContent = "looking for a hint ...";
+  const reply = await ask<Extract<Reply, { type: "search" }>>({
+    type: "search", position, simulations: Math.max(200, difficulty().simulations), temperature: 0, batch: 16, seed: 1 });
+  $("thinking").textContent = "";
+  if (reply.type !== "search" || position !== game.positions[game.index] || !reply.result.move) return;
+  game.search = { ...reply.result, position };
+  game.evalFrom = "search";
+  const best = reply.result.top_visits[0];
+  game.hint = best.cell !== undefined ? [best.cell] : [best.from!, best.to!, best.build!];
+  $("hinttext").textContent = `hint: ${reply.result.move}`;
+  draw();
+}
+
+async function loadPosition() {
+  const text = $<HTMLInputElement>("position").value.trim();
+  try {
+    const info = await positionInfo(text);
+    $("positionerror").textContent = "";
+    await newGame(info.position);
+  } catch (error) {
+    $("positionerror").textContent = (error as Error).message;
+  }
+}
+
+// ---- the model: shipped, or the live champion of `santorini_az serve` ----------------------------------------------
+interface Manifest { id: string; name: string; url: string | null; reason?: string }
+
+function onModel(status: ModelStatus) {
+  game.model = status;
+  $("model").textContent = status.message;
+  $("model").className = status.loaded ? "ok" : "warning";
+  setStatus(status.message);
+}
+
+async function fetchManifest(): Promise<Manifest> {
+  const override = params.get("model");
+  if (override !== null) return { id: override, name: override.split("/").pop() || "none given", url: override || null };
+  try {
+    const response = await fetch("models/manifest.json", { cache: "no-store" });
+    if (!response.ok) return { id: "none", name: "none", url: null, reason: `no models/manifest.json (HTTP ${response.status})` };
+    const manifest = (await response.json()) as Manifest;
+    return { ...manifest, url: manifest.url ? new URL(manifest.url, new URL("models/", location.href)).href : null };
+  } catch (error) {
+    return { id: "none", name: "none", url: null, reason: (error as Error).message };
+  }
+}
+
+async function watchModel() {
+  const manifest = await fetchManifest();
+  if (manifest.id !== game.modelId) {
+    const first = game.modelId === null;
+    game.modelId = manifest.id;
+    worker.postMessage({ type: "model", url: manifest.url, name: manifest.reason ?? manifest.name } satisfies Request);
+    if (!first) {
+      $("champion").textContent = `A new champion (${manifest.name}) was promoted: the engine switched to it without a reload.`;
+      $("champion").hidden = false;
+    }
+  }
+  const every = Number(params.get("poll") ?? 5000);
+  if (params.get("model") === null && every > 0) setTimeout(watchModel, every);
+}
+
+// ---- wiring --------------------------------------------------------------------------------------------------------
+async function chooseView(kind: string) {
+  view?.dispose();
+  const container = $("board");
+  try {
+    // three.js is loaded only for the 3D view, so the 2D page downloads less
+    view = kind === "3d" ? new (await import("./board3d")).Board3D(container, onCellClick) : new Board2D(container, onCellClick);
+  } catch (error) {
+    setStatus(`3D view unavailable (${(error as Error).message}): using the 2D board`);
+    view = new Board2D(container, onCellClick);
+  }
+  draw();
+}
+const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
+$<HTMLSelectElement>("view").value = startView;
+$<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
+$("newstandard").onclick = () => newGame(START);
+$("newrandom").onclick = async () => {
+  const reply = await ask<Extract<Reply, { type: "randomStart" }>>({ type: "randomStart", seed: Math.floor(Math.random() * 2 ** 31) });
+  newGame(reply.position);
+};
+$("undo").onclick = undo;
+$("redo").onclick = redo;
+$("hint").onclick = hint;
+$("load").onclick = loadPosition;
+$("copy").onclick = async () => {
+  const text = $<HTMLInputElement>("position").value;
+  try { await navigator.clipboard.writeText(text); $("positionerror").textContent = "copied"; }
+  catch { $<HTMLInputElement>("position").select(); $("positionerror").textContent = "select and copy the text"; }
+};
+$<HTMLSelectElement>("overlay").onchange = draw;
+if (params.get("difficulty")) $<HTMLSelectElement>("difficulty").value = params.get("difficulty")!;
+if (params.get("side")) $<HTMLSelectElement>("side").value = String(Number(params.get("side")) - 1);
+chooseView(startView);
+
+// Hooks for tests and curious readers (the browser console): the game, the searches, the network on positions.
+const hooks = {
+  game, searches: [] as SearchResult[], thinking: [] as [number, number][], // the engine's searches and when they ran
+  evaluate: (positions: string[]) => ask({ type: "evaluate", positions }),
+  search: (position: string, simulations: number, batch = 16) =>
+    ask({ type: "search", position, simulations, temperature: 0, batch, seed: 0 }),
+  ready: engineReady,
+};
+(window as unknown as { santorini: typeof hooks }).santorini = hooks;
+
+engineReady.then(async () => {
+  await watchModel();
+  await newGame(params.get("position") ?? START);
+});

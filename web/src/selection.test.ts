@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { cellName, click, forPlayerOne, moveList, targets } from "./selection";
+import type { LegalAction } from "./protocol";
+
+const moves: LegalAction[] = [
+  { text: "C3>C4^C5", from: 12, to: 7, build: 2 },
+  { text: "C3>C4^D5", from: 12, to: 7, build: 3 },
+  { text: "C3>B3^A3", from: 12, to: 11, build: 10 },
+  { text: "D2>D1^E1", from: 18, to: 23, build: 24 },
+];
+
+describe("targets", () => {
+  it("offers the workers first, then their destinations, then the builds", () => {
+    expect([...targets(moves, {})].sort()).toEqual([12, 18]);
+    expect([...targets(moves, { from: 12 })].sort()).toEqual([11, 7]);
+    expect([...targets(moves, { from: 12, to: 7 })].sort()).toEqual([2, 3]);
+  });
+  it("offers every placement cell during setup", () => {
+    expect([...targets([{ text: "A5", cell: 0 }, { text: "C3", cell: 12 }], {})]).toEqual([0, 12]);
+  });
+});
+
+describe("click", () => {
+  it("completes a move in three clicks", () => {
+    let state = click(moves, {}, 12);
+    expect(state.selection).toEqual({ from: 12 });
+    state = click(moves, state.selection, 7);
+    expect(state.selection).toEqual({ from: 12, to: 7 });
+    state = click(moves, state.selection, 3);
+    expect(state).toEqual({ selection: {}, move: "C3>C4^D5" });
+  });
+  it("switches worker or clears on a click that is not a target", () => {
+    expect(click(moves, { from: 12 }, 18).selection).toEqual({ from: 18 });
+    expect(click(moves, { from: 12 }, 0).selection).toEqual({});
+    expect(click(moves, { from: 12, to: 7 }, 24).move).toBeUndefined();
+  });
+  it("places a worker in one click", () => {
+    expect(click([{ text: "B4", cell: 6 }], {}, 6).move).toBe("B4");
+  });
+});
+
+describe("notation helpers", () => {
+  it("names cells as the notation does", () => {
+    expect([0, 4, 12, 20, 24].map(cellName)).toEqual(["A5", "E5", "C3", "A1", "E1"]);
+  });
+  it("numbers the move list in pairs", () => {
+    expect(moveList(["C3", "D3", "B2"])).toEqual(["1. C3  D3", "2. B2"]);
+  });
+  it("turns a value into player 1's view", () => {
+    expect(forPlayerOne(0.5, 1)).toEqual({ value: -0.5, score: 0.25 });
+    expect(forPlayerOne(0.5, 0).score).toBe(0.75);
+  });
+});

@@ -1,0 +1,50 @@
+// Turning clicks into a legal action. The legal actions come from Python (the package's rules); this only filters
+// that list by what has been clicked so far: a placement is one click, a move is worker, destination, build.
+import type { LegalAction } from "./protocol";
+
+export interface Selection {
+  from?: number; // the worker chosen
+  to?: number; // where it moves
+}
+
+const unique = (cells: (number | undefined)[]) => new Set(cells.filter((c): c is number => c !== undefined));
+
+/** The cells a click may choose next, given the legal actions and what is selected. */
+export function targets(legal: LegalAction[], selection: Selection): Set<number> {
+  if (legal.length && legal[0].cell !== undefined) return unique(legal.map((a) => a.cell));
+  if (selection.from === undefined) return unique(legal.map((a) => a.from));
+  if (selection.to === undefined) return unique(legal.filter((a) => a.from === selection.from).map((a) => a.to));
+  return unique(legal.filter((a) => a.from === selection.from && a.to === selection.to).map((a) => a.build));
+}
+
+/** The new selection after a click on `cell`, and the action in notation when the click completes one. */
+export function click(legal: LegalAction[], selection: Selection, cell: number): { selection: Selection; move?: string } {
+  const placement = legal.find((a) => a.cell === cell);
+  if (placement) return { selection: {}, move: placement.text };
+  if (!targets(legal, selection).has(cell)) {
+    // Clicking another of one's own workers starts again from it; anything else clears the selection.
+    return { selection: legal.some((a) => a.from === cell) ? { from: cell } : {} };
+  }
+  if (selection.from === undefined) return { selection: { from: cell } };
+  if (selection.to === undefined) return { selection: { from: selection.from, to: cell } };
+  const move = legal.find((a) => a.from === selection.from && a.to === selection.to && a.build === cell);
+  return { selection: {}, move: move?.text };
+}
+
+/** The files and ranks of the board, as in notation: cell 0 is A5 (top left), cell 24 is E1. */
+export function cellName(cell: number): string {
+  return "ABCDE"[cell % 5] + String(5 - Math.floor(cell / 5));
+}
+
+/** Moves as numbered pairs for the move list: "1. C3 D3", "2. B2 C4", ... (one action per entry). */
+export function moveList(moves: string[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < moves.length; i += 2) lines.push(`${i / 2 + 1}. ${moves.slice(i, i + 2).join("  ")}`);
+  return lines;
+}
+
+/** The value for player 1 (in [-1, 1]) from a value for `player`, and as player 1's expected score in [0, 1]. */
+export function forPlayerOne(value: number, player: number): { value: number; score: number } {
+  const v = player === 0 ? value : -value;
+  return { value: v, score: (v + 1) / 2 };
+}

@@ -1,0 +1,169 @@
+// The engine worker: the package's Python (rules, notation, encoding, search) under Pyodide, and the network on
+// onnxruntime-web. Everything slow happens here, so the page's thread only draws.
+import type { PyodideInterface } from "pyodide";
+import type { NetReply, NetRequest } from "./net";
+import type { Reply, Request, SearchResult } from "./protocol";
+
+type PyProxy = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+let pyodide: PyodideInterface;
+let engine: PyProxy; // the browser_engine module
+let modelLoaded = false; // does the network worker hold a working model?
+let sessionName = "uniform";
+const IN_FLIGHT = 2; // batches out at once: the network works on one while Python selects the next
+let currentSearch = 0; // the id of the search that may run; a newer request or a cancel stops an older one
+let resolveReady: () => void = () => undefined;
+const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+
+const post = (reply: Reply) => (self as unknown as Worker).postMessage(reply);
+const now = () => performance.now();
+const pause = () => new Promise((resolve) => setTimeout(resolve, 0)); // let queued messages (cancel) in
+
+async function init(base: string) {
+  const start = now();
+  const { loadPyodide } = await import(/* @vite-ignore */ `${base}pyodide/pyodide.mjs`);
+  pyodide = (await loadPyodide({ indexURL: `${base}pyodide/` })) as PyodideInterface;
+  const files: string[] = await (await fetch(`${base}py/files.json`)).json();
+  pyodide.FS.mkdirTree("/home/pyodide/santorini_az");
+  pyodide.FS.writeFile("/home/pyodide/santorini_az/__init__.py", "");
+  for (const file of files) {
+    const response = await fetch(`${base}py/${file}`);
+    if (!response.ok) throw new Error(`cannot fetch ${file}: HTTP ${response.status}`);
+    pyodide.FS.writeFile(`/home/pyodide/${file}`, await response.text());
+  }
+  engine = pyodide.pyimport("browser_engine");
+  const python = pyodide.runPython("import sys; sys.version.split()[0]") as string;
+  post({ type: "ready", python, milliseconds: now() - start });
+  resolveReady();
+}
+
+// ---- the network worker, as promises ------------------------------------------------------------------------------
+const net = new Worker(new URL("./net.ts", import.meta.url), { type: "module" });
+const netWaiting = new Map<number, (reply: NetReply) => void>();
+let netId = 1;
+net.onmessage = (event: MessageEvent<NetReply>) => {
+  netWaiting.get(event.data.id)?.(event.data);
+  netWaiting.delete(event.data.id);
+};
+function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[] = []): Promise<T> {
+  return new Promise((resolve) => {
+    netWaiting.set(request.id, resolve as (reply: NetReply) => void);
+    net.postMessage(request, transfer);
+  });
+}
+
+async function loadModel(url: string | null, name: string) {
+  modelLoaded = false;
+  sessionName = "uniform";
+  if (!url) {
+    post({ type: "model", status: { loaded: false, name, message: `no model (${name}): playing the uniform-prior search` } });
+    return;
+  }
+  try {
+    const response = await fetch(url, { cache: "no-store" });
+    if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
+    const model = await response.arrayBuffer();
+    const reply = await askNet<Extract<NetReply, { type: "loaded" }>>({ type: "load", id: netId++, model }, [model]);
+    if (reply.error) throw new Error(reply.error);
+    modelLoaded = true;
+    sessionName = name;
+    post({ type: "model", status: { loaded: true, name, message: `model ${name} loaded` } });
+  } catch (error) {
+    post({ type: "model", status: { loaded: false, name,
+      message: `the model ${name} failed to load (${(error as Error).message}): playing the uniform-prior search` } });
+  }
+}
+
+/** Evaluate float32 planes [n, 5, 5, 9] on the network: softmax policies [n * 153] and values [n]. */
+async function evaluatePlanes(planes: Float32Array, n: number) {
+  const buffer = planes.slice().buffer;
+  const reply = await askNet<Extract<NetReply, { type: "result" }>>({ type: "run", id: netId++, planes: buffer, n }, [buffer]);
+  if (reply.error) throw new Error(`the network failed: ${reply.error}`);
+  return { policy: reply.policy, value: reply.value };
+}
+
+function bytesToFloats(proxy: PyProxy): Float32Array {
+  const bytes: Uint8Array = proxy.toJs();
+  proxy.destroy();
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+}
+
+async function search(request: Extract<Request, { type: "search" }>) {
+  const id = request.id;
+  currentSearch = id;
+  const useNet = modelLoaded; // a model swap during a search takes effect at the next search
+  const start = now();
+  const search: PyProxy = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
+  const inFlight: Promise<{ policy: Float32Array; value: Float32Array }>[] = [];
+  let lastBreak = now();
+  let networkMilliseconds = 0;
+  try {
+    while (!search.done()) {
+      // Keep IN_FLIGHT batches at the network; Python selects the next while the network works.
+      while (useNet && inFlight.length < IN_FLIGHT) {
+        const planes = search.collect();
+        if (planes === undefined || planes === null) break;
+        inFlight.push(evaluatePlanes(bytesToFloats(planes), search.pending()));
+      }
+      if (useNet) {
+        if (!inFlight.length) throw new Error("the search is stuck: nothing to evaluate and not done");
+        const before = now();
+        const { policy, value } = await inFlight.shift()!;
+        networkMilliseconds += now() - before; // time spent waiting for the network, not overlapped
+        search.resume(policy, value);
+      } else {
+        search.collect()?.destroy();
+        search.resume_uniform();
+      }
+      if (now() - lastBreak > 50) {
+        post({ type: "progress", id, done: search.simulations_done, total: request.simulations });
+        await pause();
+        lastBreak = now();
+        if (currentSearch !== id) { await Promise.allSettled(inFlight); return; } // cancelled, or replaced
+      }
+    }
+    const result = JSON.parse(search.result(request.temperature)) as SearchResult;
+    result.milliseconds = now() - start;
+    result.backend = useNet ? "onnx" : "uniform";
+    result.network_milliseconds = networkMilliseconds;
+    post({ type: "search", id, result });
+  } finally {
+    search.destroy();
+  }
+}
+
+async function evaluate(request: Extract<Request, { type: "evaluate" }>) {
+  const n = request.positions.length;
+  const planes = bytesToFloats(engine.encode_position_texts(JSON.stringify(request.positions)));
+  if (!modelLoaded) {
+    post({ type: "evaluate", id: request.id, policy: [], value: [], backend: "uniform" });
+    return;
+  }
+  const { policy, value } = await evaluatePlanes(planes, n);
+  const rows = Array.from({ length: n }, (_, i) => Array.from(policy.subarray(i * 153, (i + 1) * 153)));
+  post({ type: "evaluate", id: request.id, policy: rows, value: Array.from(value), backend: sessionName });
+}
+
+let modelReady: Promise<void> = Promise.resolve(); // searches wait for a model that is loading
+
+async function handle(request: Request) {
+  if (request.type === "init") return init(request.base);
+  await ready;
+  if (request.type === "search" || request.type === "evaluate") await modelReady;
+  switch (request.type) {
+    case "model": return (modelReady = loadModel(request.url, request.name));
+    case "info": return post({ type: "info", id: request.id, info: JSON.parse(engine.position_info(request.position)) });
+    case "play": return post({ type: "play", id: request.id, result: JSON.parse(engine.play(request.position, request.move)) });
+    case "randomStart": return post({ type: "randomStart", id: request.id, position: engine.random_start(request.seed) });
+    case "search": return search(request);
+    case "cancel": currentSearch = 0; return;
+    case "evaluate": return evaluate(request);
+  }
+}
+
+self.onmessage = (event: MessageEvent<Request>) => {
+  handle(event.data).catch((error: Error) => {
+    const id = "id" in event.data ? (event.data as { id: number }).id : undefined;
+    post({ type: "error", id, message: error.message ?? String(error) });
+  });
+};

@@ -1,15 +1,33 @@
 """Run chapters top to bottom and store their outputs in the notebooks (cells marked `slow` are skipped, as in
-`nbdev-test`), then let `nbdev-clean` strip execution counts and metadata. Outputs must be deterministic: seed
-everything, keep timings and progress bars out of stored outputs.
+`nbdev-test`), then run `nbdev-clean`. Live-widget references (a random model id that shows nothing without a kernel)
+are dropped; the widgets' static SVG/HTML pictures stay, so the docs site shows them. Outputs must be deterministic:
+seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing.
 
-    python tools/store_outputs.py nbs/03_mcts.ipynb nbs/05_engine.ipynb ...
+    python tools/store_outputs.py nbs/03_mcts.ipynb nbs/07_widgets.ipynb ...
 """
+import json
 import sys
 from pathlib import Path
 
+from nbdev.clean import nbdev_clean
 from nbdev.test import test_nb
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def drop_widget_views(path: Path) -> None:
+    notebook = json.loads(path.read_text())
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    notebook["metadata"].pop("widgets", None)
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+
+
 for name in sys.argv[1:]:
-    ok, seconds = test_nb(Path(name).resolve(), skip_flags=["slow"], save=True)
-    print(f"{name}: {'stored' if ok else 'FAILED (nothing stored)'} in {seconds:.0f}s")
-    if not ok: sys.exit(1)
+    path = Path(name).resolve()
+    ok, seconds = test_nb(path, skip_flags=["slow"], save=True)
+    if not ok: sys.exit(f"{name}: FAILED (nothing stored)")
+    drop_widget_views(path)
+    nbdev_clean(fname=str(path))
+    print(f"{name}: stored in {seconds:.0f}s")

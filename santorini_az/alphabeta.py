@@ -21,9 +21,9 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import njit
 
-from .game import CELLS, DOME, SIZE, WIN_LEVEL, State, initial_state, legal_actions
+from .game import CELLS, DOME, SIZE, WIN_LEVEL, State, initial_state
 from .encoding import N_ACTIONS, action_from_index, action_index
-from .engine import MAX_LEGAL, NEIGHBOURS, apply_action, is_occupied, legal_actions_into, state_to_arrays
+from .engine import MAX_LEGAL, NEIGHBOURS, is_occupied, legal_actions_into, state_to_arrays
 from .notation import format_action, format_position, parse_position
 
 # %% auto #0

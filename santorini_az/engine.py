@@ -16,7 +16,7 @@ from typing import Callable, NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state, legal_actions
+from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import tempfile
-import time
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from torch import nn
 from .encoding import N_ACTIONS, N_PLANES, encode_batch
 from .game import initial_state, legal_actions
 from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
-                                  measure_throughput, random_planes)
+                                  measure_throughput)
 
 # %% auto #0
 __all__ = ['ONNX_FORMAT', 'OPSET', 'ReferenceHeads', 'ExportError', 'export_onnx', 'onnx_metadata', 'OnnxEvaluator',

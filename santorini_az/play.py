@@ -9,17 +9,17 @@ Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from .game import State, initial_state, winner
+from .game import Action, State, initial_state, random_openings, winner
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig, legal_priors
-from .evaluator import state_evaluator
-from .game import random_openings
+from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .replay import save_examples
 from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, player_from_spec, play_match, wilson_interval
@@ -27,8 +27,8 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games', 'inspect_position',
-           'inspect_table', 'play_game']
+__all__ = ['BACKENDS', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games', 'Inspection',
+           'principal_variation', 'inspect', 'inspect_position', 'inspect_table', 'play_game']
 
 # %% ../nbs/06j_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime")
@@ -81,25 +81,64 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
     return stats
 
 # %% ../nbs/06j_play.ipynb #debec16e
+@dataclass
+class Inspection:
+    "The network's and the search's view of one position; the lists align with `moves`, best (most visited) first."
+    position: str  # in notation
+    moves: list[str]  # legal moves in notation
+    actions: list[Action]  # the same moves as actions
+    prior: list[float]  # network prior (softmax over the legal moves)
+    visits: list[int]  # search visits
+    q: list[float | None]  # mean value of each move for the player to move (None if unvisited)
+    value: float  # the network's value for the player to move, in [-1, 1]
+    search_value: float  # the search's value of the root, for the player to move
+    pv: list[str]  # principal variation, in notation
+
+    @property
+    def share(self) -> list[float]: return [n / max(1, sum(self.visits)) for n in self.visits]
+
+    def rows(self, top: int = 10) -> list[dict]:
+        "The `top` moves as rows: move, prior, visits, share, q."
+        return [{"move": m, "prior": p, "visits": n, "share": s, "q": q}
+                for m, p, n, s, q in zip(self.moves, self.prior, self.visits, self.share, self.q)][:top]
+
+# %% ../nbs/06j_play.ipynb #c5a9a8d6
+def principal_variation(search: Search, max_plies: int = 8) -> list[str]:
+    "The line of most visited moves from the root of `search` (ties to the higher prior, then the lower index), in notation."
+    node, line = search.root, []
+    while node.is_expanded and sum(node.visits) and len(line) < max_plies:
+        edge = max(range(len(node.actions)), key=lambda i: (node.visits[i], node.priors[i]))
+        line.append(format_action(node.state, action_from_index(node.state, node.actions[edge])))
+        node = node.child(edge)
+    return line
+
+def inspect(state: State, evaluate: Evaluator, simulations: int = 200) -> Inspection:
+    "What `evaluate` (planes -> logits, values) and a noise-free `simulations` search guided by it make of `state`."
+    if winner(state) is not None: raise RunError("the game is over in this position: nothing to inspect")
+    ask = state_evaluator(evaluate)
+    logits, value = ask(state)
+    search = Search(state, SearchConfig(simulations=simulations)).run(ask)
+    root = search.root
+    prior = dict(zip(root.actions, legal_priors(logits, root.actions)))  # the search's own softmax (chapter 3)
+    order = sorted(range(len(root.actions)), key=lambda i: (-root.visits[i], -prior[root.actions[i]]))
+    actions = [action_from_index(state, root.actions[i]) for i in order]
+    return Inspection(format_position(state), [format_action(state, a) for a in actions], actions,
+                      [prior[root.actions[i]] for i in order], [int(root.visits[i]) for i in order],
+                      [root.value_sums[i] / root.visits[i] if root.visits[i] else None for i in order],
+                      value, search.root_value(), principal_variation(search))
+
+# %% ../nbs/06j_play.ipynb #bc30cfce
 def inspect_position(state: State, spec: str = "mcts", simulations: int = 200, top: int = 10,
                      backend: str = "torch") -> dict:
-    "The network's view and the search's view of `state`: {'value', 'search_value', 'rows': [...]} best first."
-    if winner(state) is not None: raise RunError("the game is over in this position: nothing to inspect")
-    evaluate = state_evaluator(search_player(spec, simulations, "inspect", backend).evaluate)
-    logits, value = evaluate(state)
-    search = Search(state, SearchConfig(simulations=simulations)).run(evaluate)
-    root, total = search.root, max(1, sum(search.root.visits))
-    prior = dict(zip(root.actions, legal_priors(logits, root.actions)))
-    rows = [{"move": format_action(state, action_from_index(state, action)), "prior": prior[action],
-             "visits": int(n), "share": n / total, "q": w / n if n else None}
-            for action, n, w in zip(root.actions, root.visits, root.value_sums)]
-    rows.sort(key=lambda r: (-r["visits"], -r["prior"]))
-    return {"value": value, "search_value": search.root_value(), "rows": rows[:top]}
+    "The `inspect` command's view of `state` through `spec`: {'value', 'search_value', 'pv', 'rows'} best first."
+    seen = inspect(state, search_player(spec, simulations, "inspect", backend).evaluate, simulations)
+    return {"value": seen.value, "search_value": seen.search_value, "pv": seen.pv, "rows": seen.rows(top)}
 
 def inspect_table(report: dict):
     "The inspection as a rich Table."
     from rich.table import Table
-    table = Table(title=f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}")
+    title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}"
+    table = Table(title=title, caption="principal variation: " + " ".join(report["pv"]))
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:
         table.add_row(r["move"], f"{r['prior']:.3f}", str(r["visits"]), f"{r['share']:.1%}",

@@ -23,7 +23,7 @@ import numpy as np
 from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
 from .arena import wilson_interval
-from .encoding import action_from_index, action_index
+from .encoding import action_from_index
 from .game import State, initial_state, random_openings
 from .mcts import Search, SearchConfig, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position

@@ -18,25 +18,25 @@ from typing import Sequence
 
 import anywidget
 import ipywidgets
-import numpy as np
 import traitlets
 
 from .game import (CELLS, DOME, SIZE, STEPS, WIN_LEVEL, WORKER_MARKS, Action, Move, Placement, State,
                                in_setup, initial_state, legal_actions, row_col, winner)
 from .notation import (START, NotationError, cell_name, format_action, format_position, parse_action,
                                    parse_position)
-from .encoding import action_from_index, encode, legal_action_indices
-from .mcts import Search, SearchConfig, legal_priors
+from .encoding import action_from_index
+from .mcts import Search, SearchConfig
 from .evaluator import Evaluator, uniform_evaluator, state_evaluator
 from .arena import checkpoint_factory
 from .rundir import Record, read_records
+from .play import Inspection, inspect
 
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
            'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
-           'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'Inspection', 'principal_variation',
-           'inspect', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
-           'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training']
+           'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table',
+           'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard',
+           'watch_training']
 
 # %% ../nbs/07_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -651,62 +651,16 @@ def _wait(self: PlayWidget, timeout: float | None = 60) -> None:
 
 PlayWidget._think, PlayWidget._result_message, PlayWidget.wait = _think, _result_message, _wait
 
-# %% ../nbs/07_widgets.ipynb #4951e83f
-@dataclass
-class Inspection:
-    "The network's and the search's view of one position; the lists align with `moves`, best (most visited) first."
-    position: str
-    moves: list[str]  # legal moves in notation
-    cells: list[list[int]]  # the cells of each move (see `move_cells`)
-    prior: list[float]  # network prior (softmax over the legal moves)
-    visits: list[int]  # search visits
-    q: list[float | None]  # mean value of each move for the player to move (None if unvisited)
-    value: float  # the network's value for the player to move, in [-1, 1]
-    search_value: float  # the search's value of the root, for the player to move
-    pv: list[str]  # principal variation, in notation
-
-    @property
-    def share(self) -> list[float]: return [n / max(1, sum(self.visits)) for n in self.visits]
-
-    def rows(self, top: int = 10) -> list[dict]:
-        "The `top` moves as rows like `inspect_position`'s: move, prior, visits, share, q."
-        return [{"move": m, "prior": p, "visits": n, "share": s, "q": q}
-                for m, p, n, s, q in zip(self.moves, self.prior, self.visits, self.share, self.q)][:top]
-
-# %% ../nbs/07_widgets.ipynb #04346f04
-def principal_variation(search: Search, max_plies: int = 8) -> list[str]:
-    "The line of most visited moves from the root of `search` (ties to the higher prior, then the lower index), in notation."
-    node, line = search.root, []
-    while node.is_expanded and sum(node.visits) and len(line) < max_plies:
-        edge = max(range(len(node.actions)), key=lambda i: (node.visits[i], node.priors[i]))
-        line.append(format_action(node.state, action_from_index(node.state, node.actions[edge])))
-        node = node.child(edge)
-    return line
-
-def inspect(state: State, evaluate, simulations: int = 200) -> Inspection:
-    "What the planes evaluator `evaluate` and a `simulations` search of it make of `state`."
-    if winner(state) is not None: raise WidgetError("the game is over in this position: nothing to inspect")
-    logits, values = evaluate(encode(state)[None])
-    search = Search(state, SearchConfig(simulations=simulations))
-    search.run(state_evaluator(evaluate))
-    root = search.root
-    prior = dict(zip(root.actions, legal_priors(logits[0].tolist(), root.actions)))  # the search's own softmax
-    order = sorted(range(len(root.actions)), key=lambda i: (-root.visits[i], -prior[root.actions[i]]))
-    actions = [action_from_index(state, root.actions[i]) for i in order]
-    return Inspection(format_position(state), [format_action(state, a) for a in actions],
-                      [move_cells(state, a) for a in actions], [float(prior[root.actions[i]]) for i in order],
-                      [int(root.visits[i]) for i in order],
-                      [root.value_sums[i] / root.visits[i] if root.visits[i] else None for i in order],
-                      float(values[0]), search.root_value(), principal_variation(search))
-
 # %% ../nbs/07_widgets.ipynb #d0398a88
 def overlay(seen: Inspection, weights: Sequence[float], top: int = 4) -> dict:
     "The board traits (`heat`, `heat_labels`, `arrows`) that draw `weights` (one per move of `seen`)."
     by_cell = [0.0] * CELLS
-    for cells, w in zip(seen.cells, weights): by_cell[cells[0] if len(cells) == 1 else cells[1]] += w
+    state = parse_position(seen.position)
+    moves = [move_cells(state, action) for action in seen.actions]
+    for cells, w in zip(moves, weights): by_cell[cells[0] if len(cells) == 1 else cells[1]] += w
     hottest = max(by_cell) or 1.0
     by_step = {}  # (from, to) -> [total weight, best build, its weight]
-    for cells, w in zip(seen.cells, weights):
+    for cells, w in zip(moves, weights):
         if len(cells) == 1 or w <= 0: continue
         entry = by_step.setdefault((cells[0], cells[1]), [0.0, None, -1.0])
         entry[0] += w

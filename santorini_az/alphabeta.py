@@ -33,7 +33,7 @@ __all__ = ['ZOBRIST_HEIGHT', 'ZOBRIST_WORKER', 'ZOBRIST_PLAYER', 'TERM_NAMES', '
            'LOWER', 'UPPER', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'AGE', 'SELDEPTH', 'ROOT_MOVE', 'ROOT_UPDATED',
            'TT_CUTOFFS', 'zobrist_tables', 'zobrist_hash', 'make_move', 'unmake_move', 'winning_action', 'chebyshev',
            'evaluation_terms', 'evaluate_position', 'evaluation_table', 'Tables', 'make_tables', 'tt_store', 'tt_probe',
-           'negamax', 'AlphaBetaConfig', 'SearchResult', 'AlphaBeta', 'Brain', 'bench_alphabeta']
+           'negamax', 'AlphaBetaConfig', 'SearchResult', 'AlphaBeta', 'Brain', 'bench_alphabeta', 'AlphaBetaPlayer']
 
 # %% ../nbs/08_alphabeta.ipynb #7ac11d33
 def zobrist_tables(seed: int = 2024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -552,3 +552,13 @@ def bench_alphabeta(depth: int = 6, positions: int = 8, seed: int = 1, hash_mb: 
              f"{result.seconds:6.2f} s")
     echo(f"total {nodes:,} nodes in {seconds:.2f} s: {nodes / seconds:,.0f} nodes/s on one core")
     return nodes / seconds
+
+# %% ../nbs/08_alphabeta.ipynb #a27d6f23
+class AlphaBetaPlayer:
+    "An arena player: the move α-β finds at a fixed `depth` (a `Player` of chapter 6d)."
+    def __init__(self, depth: int, config: AlphaBetaConfig | None = None):
+        self.name, self.depth = f"alphabeta{depth}", depth
+        self.engine = AlphaBeta(config or AlphaBetaConfig())
+
+    def choose(self, states: list[State], rng=None) -> list:
+        return [action_from_index(s, self.engine.search(s, depth=self.depth).action) for s in states]

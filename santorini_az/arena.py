@@ -136,13 +136,16 @@ class SearchPlayer:
         return [action_from_index(s, int(np.argmax(row))) for s, row in zip(states, counts)]
 
 # %% ../nbs/06d_arena.ipynb #b5e1ce9b
-REFERENCE_PLAYERS = ("random", "greedy", "mcts")
+REFERENCE_PLAYERS = ("random", "greedy", "mcts", "alphabeta1", "alphabeta2", "alphabeta4")
 
 def reference_player(name: str, simulations: int = 64) -> Player:
-    "A fixed reference opponent: 'random', 'greedy' or 'mcts' (uniform prior, zero value, `simulations` per move)."
+    "A fixed reference opponent: 'random', 'greedy', 'mcts' (uniform prior, zero value, `simulations` per move) or α-β."
     if name == "random": return RandomPlayer()
     if name == "greedy": return GreedyPlayer()
     if name == "mcts": return SearchPlayer("mcts", UniformFactory(), simulations)
+    if name in REFERENCE_PLAYERS and name.startswith("alphabeta"):
+        from santorini_az.alphabeta import AlphaBetaPlayer  # chapter 8: the classical engine, at a fixed depth
+        return AlphaBetaPlayer(int(name[len("alphabeta"):]))
     raise ValueError(f"unknown reference opponent {name!r}: use one of {', '.join(REFERENCE_PLAYERS)}")
 
 def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:

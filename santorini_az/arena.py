@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
@@ -23,9 +24,10 @@ from .network import NetworkFactory, load_checkpoint
 from .engine import play_games, search_positions
 
 # %% auto #0
-__all__ = ['REFERENCE_PLAYERS', 'wilson_interval', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once',
-           'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'reference_player', 'checkpoint_factory',
-           'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
+__all__ = ['REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer',
+           'can_win_at_once', 'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'reference_player',
+           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result',
+           'play_match']
 
 # %% ../nbs/06d_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -148,6 +150,8 @@ def reference_player(name: str, simulations: int = 64) -> Player:
         return AlphaBetaPlayer(int(name[len("alphabeta"):]))
     raise ValueError(f"unknown reference opponent {name!r}: use one of {', '.join(REFERENCE_PLAYERS)}")
 
+CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors"))  # the network the course ships
+
 def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:
     "The factory of the network in checkpoint `path`, checked now (ValueError naming the file if it is unusable)."
     path = Path(path)
@@ -156,12 +160,18 @@ def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:
     except (OSError, ValueError) as e: raise ValueError(f"cannot load checkpoint {str(path)!r}: {e}") from None
     return NetworkFactory(checkpoint=str(path), threads=threads)
 
-def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:
-    "A player from a spec: 'random', 'greedy', 'mcts' or the path of a checkpoint (named after the file)."
-    if spec in REFERENCE_PLAYERS: return reference_player(spec, simulations)
+def search_factory(spec: str, threads: int = 1) -> EvaluatorFactory:
+    "The evaluator factory a search spec names: 'mcts' (uniform), 'champion' (the shipped network) or a checkpoint."
+    if spec == "mcts": return UniformFactory()
+    if spec == "champion": return checkpoint_factory(CHAMPION, threads)
     if not Path(spec).exists():
-        raise ValueError(f"no such checkpoint {spec!r} (or use one of {', '.join(REFERENCE_PLAYERS)})")
-    return SearchPlayer(Path(spec).stem, checkpoint_factory(spec, threads), simulations)
+        raise ValueError(f"no such checkpoint {spec!r} (or use champion, or one of {', '.join(REFERENCE_PLAYERS)})")
+    return checkpoint_factory(spec, threads)
+
+def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:
+    "A player from a spec: a reference opponent, 'champion' or the path of a checkpoint (named after the file)."
+    if spec in REFERENCE_PLAYERS: return reference_player(spec, simulations)
+    return SearchPlayer("champion" if spec == "champion" else Path(spec).stem, search_factory(spec, threads), simulations)
 
 # %% ../nbs/06d_arena.ipynb #8cb2f6e6
 @dataclass

@@ -166,7 +166,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
 
 @app.command()
 def inspect(position: str = typer.Argument(..., help="A position in notation, or 'startpos'."),
-            checkpoint: str = typer.Option("mcts", help="A checkpoint (default: the uniform evaluator)."),
+            checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
             backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime).")):
@@ -179,7 +179,7 @@ def inspect(position: str = typer.Argument(..., help="A position in notation, or
     Console().print(table)
 
 @app.command()
-def play(checkpoint: str = typer.Option("mcts", help="The engine's network (default: uniform-prior MCTS)."),
+def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped), mcts (uniform prior) or a checkpoint."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position."),

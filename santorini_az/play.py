@@ -22,7 +22,7 @@ from .mcts import Search, SearchConfig, legal_priors
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .replay import save_examples
-from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, player_from_spec, play_match, wilson_interval
+from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, CHAMPION, player_from_spec, play_match, wilson_interval
 from .rundir import RunError
 from .progress import Progress
 
@@ -39,8 +39,9 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
     try:
         if spec.endswith(".onnx") or (backend == "onnxruntime" and spec not in REFERENCE_PLAYERS):
             from santorini_az.export import onnx_factory  # chapter 9: the network exported to ONNX
-            if not Path(spec).is_file(): raise ValueError(f"no such checkpoint {spec!r}")
-            return SearchPlayer(Path(spec).stem, onnx_factory(spec), simulations)
+            path = CHAMPION if spec == "champion" else Path(spec)
+            if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
+            return SearchPlayer(path.stem, onnx_factory(path), simulations)
         return player_from_spec(spec, simulations)
     except ValueError as e: raise RunError(str(e)) from None
 

@@ -26,8 +26,8 @@ from .notation import (START, NotationError, cell_name, format_action, format_po
                                    parse_position)
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig
-from .evaluator import Evaluator, uniform_evaluator, state_evaluator
-from .arena import checkpoint_factory
+from .evaluator import Evaluator, state_evaluator
+from .arena import search_factory
 from .rundir import Record, read_records
 from .play import Inspection, inspect
 
@@ -43,10 +43,9 @@ class WidgetError(ValueError):
     "Something a widget was given cannot be used (a missing checkpoint, a bad position); the message says what."
 
 def load_evaluator(spec: str) -> Evaluator:
-    "The evaluator named by `spec`: 'mcts' (uniform prior, value 0) or the path of a checkpoint (checked by the arena)."
-    if spec == "mcts": return uniform_evaluator
-    try: return checkpoint_factory(spec)()
-    except ValueError as e: raise WidgetError(f"{e}: give a .safetensors checkpoint, or 'mcts'") from None
+    "The evaluator named by `spec`: 'mcts' (uniform prior, value 0), 'champion' or a checkpoint (the arena's specs)."
+    try: return search_factory(spec)()
+    except ValueError as e: raise WidgetError(f"{e}: give a .safetensors checkpoint, 'champion' or 'mcts'") from None
 
 # %% ../nbs/07_widgets.ipynb #c3521c3b
 def click_targets(state: State, selection: Sequence[int] = ()) -> list[int]:
@@ -557,11 +556,11 @@ def engine_reply(state: State, evaluate, simulations: int, on_progress=None, can
 # %% ../nbs/07_widgets.ipynb #4b0980ef
 class PlayWidget:
     "A game against the engine in the notebook: controls for side, opponent and simulations, and the board."
-    def __init__(self, opponent: str = "mcts", human: int = 0, simulations: int = 200, cell_px: int = 56):
+    def __init__(self, opponent: str = "champion", human: int = 0, simulations: int = 200, cell_px: int = 56):
         self.board = BoardWidget(cell_px=cell_px)
         self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
                                         value=human, description="side")
-        self.opponent = ipywidgets.Text(value=opponent, description="opponent", placeholder="mcts or a checkpoint path")
+        self.opponent = ipywidgets.Text(value=opponent, description="opponent", placeholder="champion, mcts or a checkpoint path")
         self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
         self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
         self.new_game_button.on_click(lambda _: self.new_game())

@@ -328,3 +328,15 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     assert message in done.stderr and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
     assert not (tmp_path / "runs").exists()  # refused before anything was written
+
+
+def test_the_shipped_champion_loads_and_beats_greedy():
+    "The network in santorini_az/models (the default of play, inspect and the widgets) is there, loads, and plays well."
+    from santorini_az.arena import player_from_spec, play_match
+    from santorini_az.network import load_checkpoint
+    from santorini_az.arena import CHAMPION
+    _, metadata = load_checkpoint(CHAMPION)
+    assert metadata["config"].name == "32x4"
+    rng = np.random.default_rng(0)
+    result = play_match(player_from_spec("champion", 32), GreedyPlayer(), random_openings(5, rng), rng)
+    assert result.score >= 0.8, result

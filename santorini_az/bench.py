@@ -18,7 +18,7 @@ import numpy as np
 from .engine import SelfPlay, receive
 from .game import random_openings
 from .mcts import SearchConfig
-from .network import NetworkFactory, cpu_supports_bf16, parse_net_size, random_planes
+from .network import NetworkFactory, cpu_supports_bf16, parse_net_size, random_planes, resolve_device
 
 # %% auto #0
 __all__ = ['BenchConfig', 'plies_before', 'cpu_path', 'run_bench', 'bench_table', 'print_bench']
@@ -41,8 +41,11 @@ class BenchConfig:
     compile: bool = False  # benchmark the torch.compile inference path
 
     def __post_init__(self):
+        "Settings are checked here, before any worker starts: each problem is one sentence naming it."
         if self.checkpoint is None: parse_net_size(self.net)  # a bad size fails here, not in the workers
+        elif not os.path.isfile(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
         if self.precision not in ("fp32", "bf16"): raise ValueError(f"precision must be fp32 or bf16, got {self.precision!r}")
+        resolve_device(self.device)  # 'cuda' without a GPU fails here
 
     def resolved(self) -> BenchConfig:
         "The config with `workers` and `threads` filled in."

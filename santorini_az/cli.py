@@ -15,16 +15,20 @@ from .game import legal_actions, perft as count_perft
 from .notation import NotationError, format_action, format_position, parse_position
 
 # %% auto #0
-__all__ = ['app', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'train', 'report', 'arena',
+__all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'train', 'report', 'arena',
            'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/11_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="AlphaZero for Santorini: rules, search, self-play, training and play.")
 
+def shorten(text: str, limit: int = 300) -> str:
+    "`text` cut to `limit` characters (an error must not echo a 100 KB argument back)."
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
 def fail(message: str) -> None:
-    "Stop the command with `message` on stderr and exit status 2."
-    typer.echo(f"error: {message}", err=True)
+    "Stop the command with `message` (one line) on stderr and exit status 2."
+    typer.echo(f"error: {shorten(' '.join(message.split()))}", err=True)
     raise typer.Exit(2)
 
 def read_position(text: str):
@@ -245,5 +249,11 @@ def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search dep
 
 # %% ../nbs/11_cli.ipynb #57424fdb
 def main():
-    "Entry point of the `santorini_az` console script."
-    app()
+    "Entry point of the `santorini_az` console script: no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
+    import os
+    try: app()
+    except Exception as e:
+        if os.environ.get("SANTORINI_AZ_DEBUG") == "1": raise
+        typer.echo(f"error: {type(e).__name__}: {shorten(str(e))} (this is a bug in santorini_az; "
+                   "SANTORINI_AZ_DEBUG=1 shows the traceback)", err=True)
+        raise SystemExit(1)

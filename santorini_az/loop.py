@@ -23,14 +23,15 @@ from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_b
 from .trainer import Trainer, evaluate_losses
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import MatchResult, SearchPlayer, reference_player, play_match, wilson_interval, fit_elo
-from .rundir import RunDirectory, RunError, Record, append_record, read_records, network_name, locked
+from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
+                                 read_run_file, remove_stale_temporaries)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
 from .progress import Progress
 
 # %% auto #0
 __all__ = ['STAGES', 'STAGE_IDS', 'STAGE_FUNCTIONS', 'load_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
-           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'plan', 'start_config',
-           'run_training', 'summary_line']
+           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan',
+           'start_config', 'check_run_files', 'run_training', 'summary_line']
 
 # %% ../nbs/06h_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -62,13 +63,14 @@ class Loop:
     def buffer(self) -> ReplayBuffer:
         if self._buffer is None:
             c = self.config
-            self._buffer = (load_buffer(self.run.replay_path) if self.run.replay_path.exists()
+            self._buffer = (read_run_file(self.run.replay_path, load_buffer) if self.run.replay_path.exists()
                             else ReplayBuffer(c.replay_capacity, c.replay_generations))
         return self._buffer
 
     @property
     def holdout(self) -> Examples | None:
-        if self._holdout is None and self.run.holdout_path.exists(): self._holdout = load_examples(self.run.holdout_path)
+        if self._holdout is None and self.run.holdout_path.exists():
+            self._holdout = read_run_file(self.run.holdout_path, load_examples)
         return self._holdout
 
     def total_steps(self) -> int: return self.config.iterations * self.config.train.steps_per_iteration
@@ -122,8 +124,8 @@ def stage_selfplay(loop: Loop, iteration: int) -> dict:
     champion = run.champion()
     path = run.games(iteration)
     if path.exists():  # finished before a kill: keep those games
-        examples = load_examples(path)
-        with np.load(path) as data: stats = json.loads(str(data["stats"]))
+        examples = read_run_file(path, load_examples)
+        stats = read_run_file(path, lambda p: json.loads(str(np.load(p)["stats"])))
     else:
         start, seed = time.time(), int(loop.rng(iteration, "selfplay").integers(2**31))
         with loop.progress.task("self-play games", c.selfplay.games) as advance:
@@ -141,7 +143,7 @@ def stage_train(loop: Loop, iteration: int) -> dict:
     if len(loop.buffer) == 0: raise RunError("the replay buffer is empty: self-play produced no positions")
     model = load_network(run.checkpoint(iteration - 1))
     trainer = Trainer(model, c.train, loop.total_steps())
-    if run.trainer_state(iteration - 1).exists(): trainer.load_state(run.trainer_state(iteration - 1))
+    if run.trainer_state(iteration - 1).exists(): read_run_file(run.trainer_state(iteration - 1), trainer.load_state)
     steps = c.train.steps_per_iteration
     with loop.progress.task("training steps", steps) as advance:
         losses = trainer.train(loop.buffer, steps, loop.rng(iteration, "train"), advance)
@@ -188,10 +190,15 @@ STAGE_FUNCTIONS = {"init": stage_init, "holdout": stage_holdout, "references": s
                    "selfplay": stage_selfplay, "train": stage_train, "arena": stage_arena, "evaluate": stage_evaluate}
 
 # %% ../nbs/06h_loop.ipynb #f7ae25eb
+def stages(config: RunConfig):
+    "Every (iteration, stage) of a run, in order, one at a time (a run of a million iterations starts at once)."
+    yield from [(0, "init"), (0, "holdout"), (0, "references")]
+    for i in range(1, config.iterations + 1):
+        for s in STAGES: yield i, s
+
 def plan(config: RunConfig) -> list[tuple[int, str]]:
-    "Every (iteration, stage) of a run, in order."
-    return [(0, "init"), (0, "holdout"), (0, "references")] + [
-        (i, s) for i in range(1, config.iterations + 1) for s in STAGES]
+    "Every (iteration, stage) of a run, as a list."
+    return list(stages(config))
 
 def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, overrides: list[str]) -> RunConfig:
     "The checked config a run starts or resumes with (RunError if `resume` does not match what is there)."
@@ -204,6 +211,36 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
     elif resume: raise RunError(f"nothing to resume: {run.root} holds no run (no config.json)")
     return check_config(apply_overrides(config or RunConfig(), list(overrides)))
 
+# %% ../nbs/06h_loop.ipynb #804250a8
+def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record]) -> None:
+    "RunError saying what disagrees, if the run's records, checkpoints, buffer and config do not fit together."
+    seen = set()
+    for r in records:
+        if (r.iteration, r.stage) in seen:
+            raise RunError(f"{run.records_path} holds stage {r.stage!r} of iteration {r.iteration} twice: "
+                           "the file was edited or copied; remove the duplicate line")
+        seen.add((r.iteration, r.stage))
+    played = max([r.iteration for r in records if r.stage == "selfplay"], default=0)
+    before_next = (0, "references") if played == 0 else (played, STAGES[-1])  # the stage before the next self-play
+    allowed = played + 1 if before_next in seen else played  # its self-play may have been killed before its record
+    if run.replay_path.exists():
+        added = read_run_file(run.replay_path, load_buffer).added
+        if added and max(added) > allowed:
+            raise RunError(f"{run.replay_path} holds self-play of iteration {max(added)} but {run.records_path} "
+                           f"records self-play only up to iteration {played}: the run's files disagree")
+    for iteration in sorted({r.iteration for r in records if r.stage in ("init", "train")}):
+        path = run.checkpoint(iteration)
+        if not path.exists(): raise RunError(f"{path} is missing, but {run.records_path} says it was made")
+    trained = [r.iteration for r in records if r.stage in ("init", "train")]
+    if trained:
+        path = run.checkpoint(max(trained))
+        _, metadata = read_run_file(path, load_checkpoint)
+        if metadata["config"] != config.net:
+            raise RunError(f"{path} is a {metadata['config'].name} network but the run's config says "
+                           f"{config.net.name}: it does not belong to this run")
+        state = run.trainer_state(max(trained))
+        if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True))
+
 # %% ../nbs/06h_loop.ipynb #301dc45a
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,
@@ -212,12 +249,15 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
     run, progress = RunDirectory(run_dir), progress or Progress()
     config = start_config(run, config, resume, overrides)
     with locked(run):
+        remove_stale_temporaries(run)
+        records = read_records(run.records_path, repair=True)
+        check_run_files(run, config, records)
         run.write_json(run.config_path, config_to_dict(config))
         if config.threads: torch.set_num_threads(config.threads)
-        done = {(r.iteration, r.stage) for r in read_records(run.records_path, repair=True)}
+        done = {(r.iteration, r.stage) for r in records}
         loop, started, ran = Loop(run, config, progress), time.time(), 0
         try:
-            for iteration, stage in plan(config):
+            for iteration, stage in stages(config):
                 if (iteration, stage) in done: continue
                 if config.hours and time.time() - started > config.hours * 3600:
                     progress.say(f"time budget of {config.hours} h spent; resume with --resume"); break

@@ -20,7 +20,8 @@ from pathlib import Path
 from .replay import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked']
+__all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
+           'remove_stale_temporaries']
 
 # %% ../nbs/06e_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -118,3 +119,17 @@ def locked(run: RunDirectory):
         yield run
     finally:
         os.close(fd)  # closing the descriptor releases the lock
+
+# %% ../nbs/06e_rundir.ipynb #775e3792
+def read_run_file(path: Path, load):
+    "`load(path)`, or RunError naming `path` if the file is missing, damaged or not what it should be."
+    try: return load(path)
+    except RunError: raise
+    except Exception as e:  # numpy, zipfile, pickle and torch each raise their own kinds
+        raise RunError(f"cannot read {path}: {type(e).__name__}: {e} (the file is damaged; restore or delete it)") from None
+
+def remove_stale_temporaries(run: RunDirectory) -> list[Path]:
+    "Delete the temporary files (`*.tmpPID`) that a killed writer left in the run; the paths removed."
+    stale = [p for p in run.root.rglob("*.tmp*") if p.is_file() and p.suffix.startswith(".tmp")]
+    for path in stale: path.unlink()
+    return stale

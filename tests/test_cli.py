@@ -38,3 +38,18 @@ def test_bad_input_is_one_clear_line(args):
     result = run(*args)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr and result.stderr.strip()
+
+
+def test_an_unexpected_error_is_one_line_unless_debugging():
+    "A bug shows as one line naming the error; SANTORINI_AZ_DEBUG=1 brings the traceback back."
+    import os
+    code = ("import santorini_az.cli as cli\n"
+            "def broken(): raise RuntimeError('boom ' * 1000)\n"
+            "cli.app = broken\n"
+            "cli.main()")
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 1 and "Traceback" not in quiet.stderr
+    assert quiet.stderr.startswith("error: RuntimeError: boom") and len(quiet.stderr) < 600, quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SANTORINI_AZ_DEBUG": "1"})
+    assert "Traceback" in loud.stderr

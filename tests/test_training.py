@@ -309,6 +309,9 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "channels=true"], "'channels' expects int"),
     (["train", "--set", "optimizer=adam"], "'train.optimizer' must be one of adamw, sgd"),
     (["train", "--run-dir", "afile"], "afile"),
+    (["train", "--set", "x" * 100_000 + "=1"], "more characters"),  # a huge argument is not echoed back whole
+    (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
+    (["bench", "--device", "cuda"], "no CUDA GPU"),
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),
     (["train", "--set", "selfplay.games=many"], "expects int"),
@@ -340,3 +343,66 @@ def test_the_shipped_champion_loads_and_beats_greedy():
     rng = np.random.default_rng(0)
     result = play_match(player_from_spec("champion", 32), GreedyPlayer(), random_openings(5, rng), rng)
     assert result.score >= 0.8, result
+
+
+
+def damage_records_emptied(run):
+    run.records_path.write_text("")
+
+def damage_record_twice(run):
+    lines = run.records_path.read_text().splitlines(keepends=True)
+    run.records_path.write_text("".join(lines + lines[-1:]))
+
+def damage_replay(run):
+    run.replay_path.write_bytes(b"PK\x03\x04 not really a zip")
+
+def damage_trainer_state(run):
+    run.trainer_state(1).write_bytes(b"garbage")
+
+def damage_foreign_checkpoint(run):
+    from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+    save_checkpoint(run.checkpoint(1), SantoriniNet(NetConfig(8, 1)), iteration=1)
+
+def damage_missing_checkpoint(run):
+    run.checkpoint(1).unlink()
+
+
+@pytest.fixture(scope="module")
+def finished_tiny_run(tmp_path_factory):
+    "A finished one-iteration tiny run, made once; each test damages its own copy."
+    root = tmp_path_factory.mktemp("finished") / "run"
+    run_training(root, tiny(1), progress=Progress(quiet=True))
+    return root
+
+
+@pytest.mark.parametrize("damage, message", [
+    (damage_records_emptied, "records self-play only up to iteration 0: the run's files disagree"),
+    (damage_record_twice, "twice"),
+    (damage_replay, "replay.npz: BadZipFile"),
+    (damage_trainer_state, "iter-0001.trainer.pt"),
+    (damage_foreign_checkpoint, "is a 8x1 network but the run's config says 16x2"),
+    (damage_missing_checkpoint, "iter-0001.safetensors is missing"),
+])
+def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, damage, message):
+    "Resuming a run whose files were damaged or disagree: one sentence naming the file, exit 2, nothing changed."
+    import shutil
+    root = tmp_path / "run"
+    shutil.copytree(finished_tiny_run, root)
+    damage(RunDirectory(root))
+    before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "lock"}
+    done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(root), "--set", "iterations=2"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "lock"}
+    assert after == before  # refused before any work: not a byte of the run changed
+
+
+def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
+    import shutil
+    root = tmp_path / "run"
+    shutil.copytree(finished_tiny_run, root)
+    (root / "games" / "iter-0002.npz.tmp999").write_bytes(b"left by a kill -9")
+    run_training(root, resume=True, progress=Progress(quiet=True))
+    assert not list(root.rglob("*.tmp*"))

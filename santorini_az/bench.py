@@ -11,14 +11,16 @@ import json
 import os
 import resource
 import time
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, replace
+from pathlib import Path
 
 import numpy as np
 
 from .engine import SelfPlay, receive
 from .game import random_openings
 from .mcts import SearchConfig
-from .network import NetworkFactory, cpu_supports_bf16, parse_net_size, random_planes, resolve_device
+from .network import (NetworkFactory, SantoriniNet, cpu_supports_bf16, parse_net_size, random_planes,
+                                  resolve_device)
 
 # %% auto #0
 __all__ = ['BenchConfig', 'plies_before', 'cpu_path', 'run_bench', 'bench_table', 'print_bench']
@@ -39,6 +41,8 @@ class BenchConfig:
     checkpoint: str | None = None
     seed: int = 0
     compile: bool = False  # benchmark the torch.compile inference path
+    backend: str = "torch"  # or "onnxruntime": the network exported to ONNX (chapter 9), fp32 on the CPU
+    onnx: str | None = None  # the exported file the workers load (set by `run_bench` for the onnxruntime backend)
 
     def __post_init__(self):
         "Settings are checked here, before any worker starts: each problem is one sentence naming it."
@@ -46,6 +50,16 @@ class BenchConfig:
         elif not os.path.isfile(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
         if self.precision not in ("fp32", "bf16"): raise ValueError(f"precision must be fp32 or bf16, got {self.precision!r}")
         resolve_device(self.device)  # 'cuda' without a GPU fails here
+        if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"backend must be torch or onnxruntime, got {self.backend!r}")
+        if self.backend == "onnxruntime" and (self.device, self.precision, self.compile) != ("cpu", "fp32", False):
+            raise ValueError("the onnxruntime backend runs fp32 on the CPU: drop --device, --precision and --compile")
+
+    def factory(self):
+        "The picklable evaluator factory each worker calls: the torch network, or its ONNX export."
+        if self.backend == "onnxruntime":
+            from santorini_az.export import OnnxFactory
+            return OnnxFactory(self.onnx, self.threads)
+        return NetworkFactory(self.checkpoint, self.net, self.precision, self.device, self.threads, self.seed, self.compile)
 
     def resolved(self) -> BenchConfig:
         "The config with `workers` and `threads` filled in."
@@ -61,8 +75,7 @@ def plies_before(state) -> int:
 def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
     "One worker: warm up, time the network alone, then time self-play; send the counts to `queue`."
     try:
-        evaluate = NetworkFactory(config.checkpoint, config.net, config.precision, config.device, config.threads,
-                                  config.seed, config.compile)()
+        evaluate = config.factory()()
         slots = max(1, config.games // config.workers)
         if config.compile:  # compile now, for the full batch and then any batch size, so that no timing includes it
             for size in (slots, max(1, slots - 1)): evaluate(random_planes(size, seed=size))
@@ -109,8 +122,14 @@ def cpu_path() -> str:
 
 def run_bench(config: BenchConfig) -> dict:
     "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
-    import multiprocessing
+    import multiprocessing, tempfile
     config = config.resolved()
+    if config.backend == "onnxruntime" and config.onnx is None:  # export once, here; the workers only load
+        import torch
+        from santorini_az.export import export_onnx
+        torch.manual_seed(config.seed)  # the same random network as NetworkFactory(net, seed) makes
+        model = config.checkpoint or SantoriniNet(parse_net_size(config.net))
+        config = replace(config, onnx=str(export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")))
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(config.workers), context.Queue()
     processes = [context.Process(target=_bench_worker, args=(w, config, barrier, queue), daemon=True)
@@ -136,7 +155,8 @@ def run_bench(config: BenchConfig) -> dict:
                 ratio=round(simulations / network, 3),
                 games_per_hour=round(3600 * simulations / (config.sims * mean_length), 1) if mean_length else None,
                 peak_memory_mb=round(peak, 1), net=parse_net_size(config.net).name if not config.checkpoint else config.checkpoint,
-                precision=config.precision, device=config.device, compile=config.compile, games=config.games, sims=config.sims,
+                precision=config.precision, device=config.device, compile=config.compile, backend=config.backend,
+                games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
                 selfplay_positions_per_s=round(evaluated, 1), mean_game_plies=round(mean_length, 1) if mean_length else None,
                 games_finished=len(lengths), cores=os.cpu_count(), cpu_path=cpu_path())
@@ -145,7 +165,8 @@ def run_bench(config: BenchConfig) -> dict:
 def bench_table(result: dict):
     "The bench result as a rich Table."
     from rich.table import Table
-    table = Table(title=f"santorini_az bench: {result['net']} {result['precision']} on {result['device']}, "
+    table = Table(title=f"santorini_az bench: {result['net']} {result['precision']} on {result['device']} "
+                        f"({result.get('backend', 'torch')}), "
                         f"{result['games']} games x {result['sims']} sims, {result['workers']} workers "
                         f"(CPU path: {result.get('cpu_path', '?')})")
     table.add_column("measure"); table.add_column("value", justify="right")

@@ -73,13 +73,14 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           warmup: float = typer.Option(10.0, min=0, help="Seconds of self-play before measuring."),
           checkpoint: str = typer.Option(None, help="Benchmark this checkpoint instead of a random net."),
           compile: bool = typer.Option(False, "--compile", help="Use torch.compile for the network (compiled first, not timed)."),
+          backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, fp32 on the CPU)."),
           json: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     "Measure network-only positions/s and self-play simulations/s in the same run, and their ratio."
     from santorini_az.bench import BenchConfig, print_bench, run_bench
     if precision not in ("fp32", "bf16"): fail(f"precision must be fp32 or bf16, got {precision!r}")
     if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
     try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup, checkpoint,
-                              compile=compile)
+                              compile=compile, backend=backend)
     except ValueError as e: fail(str(e))
     print_bench(run_bench(config), as_json=json)
 

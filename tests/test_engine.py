@@ -222,3 +222,13 @@ def test_bench_compile_path_runs():
     from santorini_az.bench import BenchConfig, run_bench
     result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, compile=True))
     assert result["compile"] is True and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
+
+
+@pytest.mark.slow
+def test_bench_onnxruntime_backend_runs():
+    # The onnxruntime path exports the (seeded random) network once and times the same layout as torch.
+    from santorini_az.bench import BenchConfig, run_bench
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime"))
+    assert result["backend"] == "onnxruntime" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
+    with pytest.raises(ValueError, match="runs fp32 on the CPU"):
+        BenchConfig(backend="onnxruntime", precision="bf16")

@@ -312,6 +312,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "x" * 100_000 + "=1"], "more characters"),  # a huge argument is not echoed back whole
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
     (["bench", "--device", "cuda"], "no CUDA GPU"),
+    (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),
     (["train", "--set", "selfplay.games=many"], "expects int"),

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field, asdict, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from .network import NetConfig
 from .selfplay import SelfPlayConfig
+from .engine import tree_bytes
 from .trainer import TrainConfig
 from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'settings', 'check_config', 'config_to_dict',
-           'config_from_dict', 'apply_overrides', 'resolve_config']
+__all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
+           'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/06f_config.ipynb #64422706
 @dataclass
@@ -100,6 +102,25 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step")}
 
+# %% ../nbs/06f_config.ipynb #420be12c
+def machine_memory() -> int:
+    "Bytes of physical memory on this machine."
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+def check_memory(config: RunConfig, available: int | None = None) -> None:
+    "ValueError if a stage's search trees would not fit in three quarters of the machine's memory."
+    available = available or machine_memory()
+    s, a = config.selfplay, config.arena
+    uses = [("selfplay.simulations", s.simulations, min(s.games, s.games_in_flight)),
+            ("holdout_simulations", config.holdout_simulations, min(config.holdout_games, s.games_in_flight)),
+            ("arena.simulations", a.simulations, 2 * max(a.openings, a.reference_openings))]
+    for name, simulations, games in uses:
+        need = tree_bytes(replace(s, simulations=simulations).nodes, games)
+        if need > 0.75 * available:
+            raise ValueError(f"setting {name!r}={simulations} with {games} games searched at once needs "
+                             f"{need / 2**30:.0f} GiB for the search trees, more than this machine can give "
+                             f"({available / 2**30:.0f} GiB): lower it, or the games in flight")
+
 # %% ../nbs/06f_config.ipynb #c8b93ba2
 def settings(config, prefix: str = "") -> dict[str, Any]:
     "Every leaf setting of `config` by its dotted name."
@@ -123,6 +144,7 @@ def check_config(config: RunConfig) -> RunConfig:
         if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    check_memory(config)
     unknown = [r for r in config.arena.references if r not in REFERENCE_PLAYERS]
     if unknown: raise ValueError(f"setting 'arena.references' has unknown opponent {unknown[0]!r}: "
                                  f"use {', '.join(REFERENCE_PLAYERS)}")

@@ -24,10 +24,11 @@ from .evaluator import Evaluator, EvaluatorFactory
 # %% auto #0
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
            'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position',
-           'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'open_node', 'add_node', 'add_child', 'set_root',
-           'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'select_leaves', 'add_root_noise',
-           'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves', 'encode_positions', 'GameRecord',
-           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions', 'receive', 'play_games']
+           'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node', 'add_child',
+           'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'select_leaves',
+           'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
+           'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions',
+           'receive', 'play_games']
 
 # %% ../nbs/05_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -198,6 +199,11 @@ def empty_tree(batch: int, max_nodes: int) -> Tree:
         edge_visits=np.zeros((batch, e), np.int32), edge_value_sum=np.zeros((batch, e), np.float64),
         edge_prior=np.zeros((batch, e), np.float64),
         num_nodes=np.zeros(batch, np.int32), num_edges=np.zeros(batch, np.int32))
+
+def tree_bytes(max_nodes: int, games: int) -> int:
+    "The memory the trees of `games` games of `max_nodes` nodes each take (every node has room for MAX_LEGAL edges)."
+    per_node = sum(a.nbytes for a in empty_tree(1, 1)) - 8  # one node and its edges, less the two per-tree counters
+    return games * max_nodes * per_node
 
 # %% ../nbs/05_engine.ipynb #28520974
 @njit(cache=True)

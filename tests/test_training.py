@@ -313,6 +313,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
     (["bench", "--device", "cuda"], "no CUDA GPU"),
     (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
+    (["train", "--set", "selfplay.simulations=100000"], "for the search trees, more than this machine can give"),
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),
     (["train", "--set", "selfplay.games=many"], "expects int"),

@@ -10,7 +10,7 @@ import pytest
 from santorini_az.notation import parse_position, play_moves, parse_action
 from santorini_az.protocol import play_match
 
-ENGINE_ARGS = [sys.executable, "-c", "from santorini_az.protocol import engine_command; engine_command()"]
+ENGINE_ARGS = [sys.executable, "-c", "from santorini_az.cli import main; main()", "engine"]  # `santorini_az engine`, by this Python
 
 
 class Engine:

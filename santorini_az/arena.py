@@ -20,7 +20,6 @@ from .game import State, Action, Placement, legal_actions, apply, winner, STEPS,
 from .encoding import action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
-from .network import NetworkFactory, load_checkpoint
 from .engine import play_games, search_positions
 
 # %% auto #0
@@ -154,6 +153,7 @@ CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors")) 
 
 def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:
     "The factory of the network in checkpoint `path`, checked now (ValueError naming the file if it is unusable)."
+    from santorini_az.network import NetworkFactory, load_checkpoint  # torch: only for players that need a network
     path = Path(path)
     if not path.is_file(): raise ValueError(f"no such checkpoint {str(path)!r}")
     try: load_checkpoint(path)

@@ -151,7 +151,7 @@ def reference_player(name: str, simulations: int = 64) -> Player:
 
 CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors"))  # the network the course ships
 
-def checkpoint_factory(path: Path | str, threads: int = 1) -> NetworkFactory:
+def checkpoint_factory(path: Path | str, threads: int = 1) -> EvaluatorFactory:
     "The factory of the network in checkpoint `path`, checked now (ValueError naming the file if it is unusable)."
     from santorini_az.network import NetworkFactory, load_checkpoint  # torch: only for players that need a network
     path = Path(path)

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from santorini_az.encoding import encode
+from santorini_az.encoding import action_index, encode
 from santorini_az.export import OnnxEvaluator, export_onnx
 from santorini_az.game import initial_state, legal_actions
 from santorini_az.mcts import Search, SearchConfig, uniform_evaluator
 from santorini_az.network import NetConfig, SantoriniNet
-from santorini_az.notation import format_position, parse_action, parse_position, play_moves
+from santorini_az.notation import format_action, format_position, parse_action, parse_position, play_moves
 
 spec = importlib.util.spec_from_file_location("browser_engine", Path(__file__).parent.parent / "web" / "py" / "browser_engine.py")
 engine = importlib.util.module_from_spec(spec)
@@ -86,6 +86,22 @@ def test_finished_game_and_zero_simulations():
     assert result["simulations"] == 0 and result["move"] in {a["text"] for a in json.loads(engine.position_info(placed))["legal"]}
     won = "0000000000003000000000000/2/C3,D3/B2,C4"  # player 1 stands on level 3
     assert engine.BatchedSearch(won).done() and json.loads(engine.run_search(won).result())["move"] is None
+
+
+def test_a_search_whose_leaves_all_end_the_game_finishes():
+    "A network sure of the winning move: every simulation ends the game at once, nothing is left to evaluate."
+    position = "1121131130323130001002110/2/B2,E2/C5,A2"  # player 2 wins by climbing to C4's level 3
+    state = parse_position(position)
+    win = next(a for a in legal_actions(state) if state.apply(a).is_over())
+    def sure_of_the_win(planes, n):
+        policy = np.full((n, 153), 1e-9, np.float32)
+        policy[:, action_index(state, win)] = 1.0
+        return policy.tobytes(), np.zeros(n, np.float32).tobytes()
+    for in_flight in (1, 2):
+        search = engine.run_search(position, sure_of_the_win, in_flight=in_flight, simulations=100, batch_size=16)
+        result = json.loads(search.result())
+        assert search.simulations_done == 100 and search.evaluations == 1  # the root alone went to the network
+        assert result["move"] == format_action(state, win) and result["top_visits"][0]["visits"] == 100
 
 
 def test_positions_and_moves_for_the_page():

@@ -94,6 +94,8 @@ def open_page(browser, url: str):
     page.set_default_timeout(TIMEOUT_MS)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    page.console_lines = []
+    page.on("console", lambda m: page.console_lines.append(f"{m.type}: {m.text}"))
     page.add_init_script(LONG_TASKS)
     page.goto(url)
     page.wait_for_function("window.santorini && window.santorini.game.info !== null")
@@ -103,9 +105,22 @@ def open_page(browser, url: str):
 
 def wait_for_my_turn_or_end(page) -> dict:
     "Wait until the engine is idle and the position shown is final or the human's to play; return the game."
-    page.wait_for_function("""(() => { const g = window.santorini.game, i = g.info;
-        return i && !g.thinking && i.position === g.positions[g.index] && (i.winner !== null || i.player === g.human); })()""")
+    try:
+        page.wait_for_function("""(() => { const g = window.santorini.game, i = g.info;
+            return i && !g.thinking && i.position === g.positions[g.index] && (i.winner !== null || i.player === g.human); })()""")
+    except Exception:
+        print(page_state(page))
+        raise
     return page.evaluate("window.santorini.game")
+
+
+def page_state(page) -> str:
+    "What the page shows and holds, for a test that timed out waiting on it."
+    texts = {k: page.inner_text(f"#{k}") for k in ("status", "model", "thinking", "turn", "result")}
+    game = page.evaluate("""(() => { const g = window.santorini.game;
+        return {moves: g.moves, index: g.index, human: g.human, thinking: g.thinking, info: g.info && {
+                position: g.info.position, player: g.info.player, winner: g.info.winner, legal: g.info.legal.length}}; })()""")
+    return f"page texts: {texts}\ngame: {game}\nconsole: {page.console_lines[-20:]}\nerrors: {page.errors}"
 
 
 def click_move(page, action: dict) -> None:
@@ -135,9 +150,11 @@ def overlaps(task, windows) -> bool:
 
 
 def test_whole_game_by_clicking(site, browser):
-    page = open_page(browser, site["url"] + "?view=2d&difficulty=medium&poll=0")
+    seed = random.randrange(2**31)  # the engine's moves and ours: printed, so that a failing game can be replayed
+    print(f"game seed {seed}")
+    page = open_page(browser, site["url"] + f"?view=2d&difficulty=medium&poll=0&seed={seed}")
     page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
-    game = play_to_the_end(page, random.Random(0))
+    game = play_to_the_end(page, random.Random(seed))
     assert_legal_game(game)
     assert page.inner_text("#result").startswith(f"Player {game['info']['winner'] + 1} has won")
     thinking = page.evaluate("window.santorini.thinking")

@@ -216,6 +216,9 @@ def run_search(text: str, evaluate=None, in_flight: int = 1, **options) -> Batch
     search, queue = BatchedSearch(text, **options), []
     while not search.done():
         while len(queue) < in_flight and (planes := search.collect()) is not None: queue.append((planes, search.pending()))
+        if not queue:  # every leaf selected was a finished game and the simulations are used up (as the worker does)
+            if search.done(): break
+            raise RuntimeError("the search is stuck: nothing to evaluate and not done")
         planes, n = queue.pop(0)
         if evaluate is None: search.resume_uniform()
         else: search.resume(*evaluate(planes, n))

@@ -146,6 +146,12 @@ function onProgress(id: number, done: number, total: number) {
   if (id === game.thinking) $("thinking").textContent = `thinking: ${done} / ${total} simulations`;
 }
 
+/** The engine's random seed for its next move: from `?seed=N` (the same game for the same clicks), else random. */
+function searchSeed(): number {
+  const given = params.get("seed");
+  return given === null ? Math.floor(Math.random() * 2 ** 31) : (Number(given) + game.index) % 2 ** 31;
+}
+
 async function think() {
   const position = game.positions[game.index];
   const { simulations, temperature } = difficulty();
@@ -157,7 +163,7 @@ async function think() {
   const started = performance.now();
   const reply = await ask<Extract<Reply, { type: "search" | "error" }>>({
     type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16),
-    seed: Math.floor(Math.random() * 2 ** 31),
+    seed: searchSeed(),
   });
   hooks.thinking.push([started, performance.now()]);
   if (game.thinking !== id) return; // undone or restarted meanwhile

@@ -106,7 +106,8 @@ async function search(request: Extract<Request, { type: "search" }>) {
         inFlight.push(evaluatePlanes(bytesToFloats(planes), search.pending()));
       }
       if (useNet) {
-        if (!inFlight.length) throw new Error("the search is stuck: nothing to evaluate and not done");
+        // Nothing out: every leaf selected ended the game and used up the simulations (a forced win, say).
+        if (!inFlight.length) { if (search.done()) break; throw new Error("the search is stuck: nothing to evaluate and not done"); }
         const before = now();
         const { policy, value } = await inFlight.shift()!;
         networkMilliseconds += now() - before; // time spent waiting for the network, not overlapped

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 import random
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import njit
 
+from .files import atomic_write_bytes
 from .game import CELLS, DOME, SIZE, WIN_LEVEL, State, initial_state
 from .encoding import N_ACTIONS, action_from_index, action_index
 from .engine import MAX_LEGAL, NEIGHBOURS, is_occupied, legal_actions_into, state_to_arrays
@@ -524,9 +524,7 @@ class Brain:
         "Write the brain to its file (atomically) if anything was added."
         if not self.changed: return
         lines = [f"{p} {d} {s} {a}\n" for p, (d, s, a) in sorted(self.entries.items())]
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "w") as f: f.writelines(lines)
-        os.replace(temporary, self.path)
+        atomic_write_bytes(self.path, lambda f: f.write("".join(lines).encode()))
         self.changed = False
 
     def __len__(self): return len(self.entries)

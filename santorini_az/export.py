@@ -9,9 +9,7 @@ Docs: https://santorini-az.github.io/santorini_az/export.html.md"""
 from __future__ import annotations
 
 import json
-import os
 import random
-import tempfile
 import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +21,7 @@ import torch
 from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode_batch
+from .files import atomic_path, check_destination
 from .game import initial_state, legal_actions
 from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
                                   measure_throughput)
@@ -70,21 +69,15 @@ def export_onnx(checkpoint_or_model, out_path: str | Path, opset: int = OPSET) -
     model, info = _load_model(checkpoint_or_model)
     heads, example = ReferenceHeads(model.cpu().float()), torch.zeros(2, BOARD, BOARD, N_PLANES)
     out_path = Path(out_path)
-    handle, temporary = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
-            torch.onnx.export(heads, (example,), temporary, input_names=["input"], output_names=["policy", "value"],
-                              opset_version=opset, dynamo=False, dynamic_axes={n: {0: "batch"} for n in ("input", "policy", "value")})
+    with atomic_path(out_path) as temporary, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
+        torch.onnx.export(heads, (example,), temporary, input_names=["input"], output_names=["policy", "value"],
+                          opset_version=opset, dynamo=False, dynamic_axes={n: {0: "batch"} for n in ("input", "policy", "value")})
         graph = onnx.load(temporary)
         for key, value in _metadata(info).items(): graph.metadata_props.add(key=key, value=value)
         graph.doc_string = "santorini_az policy-value network (see metadata 'config')"
         onnx.checker.check_model(graph, full_check=True)
         onnx.save(graph, temporary)
-        os.chmod(temporary, 0o644)  # mkstemp made it private; a model is meant to be shared (and served)
-        os.replace(temporary, out_path)
-    finally: Path(temporary).unlink(missing_ok=True)
     return out_path
 
 # %% ../nbs/09_export.ipynb #96431f9e
@@ -180,4 +173,5 @@ def export_command(checkpoint: str | Path, out: str | Path) -> dict[str, str]:
     "Export `checkpoint` to the ONNX file `out` and return the file's metadata (the CLI prints it)."
     out = Path(out)
     if not out.parent.is_dir(): raise ExportError(f"the folder {out.parent} does not exist")
+    check_destination(out)  # before the export, which would meet the same refusal at the end
     return onnx_metadata(export_onnx(checkpoint, out))

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
 from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
@@ -202,7 +203,8 @@ def plan(config: RunConfig) -> list[tuple[int, str]]:
 
 def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, overrides: list[str]) -> RunConfig:
     "The checked config a run starts or resumes with (RunError if `resume` does not match what is there)."
-    if run.root.exists() and not run.root.is_dir(): raise RunError(f"the run directory {run.root} is not a directory")
+    try: check_destination(run.config_path)  # a folder that can hold the run (made or not), before anything else
+    except ValueError as e: raise RunError(f"--run-dir: {e}") from None
     if run.exists():
         if not resume: raise RunError(f"{run.root} already holds a run: pass --resume to continue it, "
                                       "or choose another --run-dir")
@@ -228,6 +230,9 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
         if added and max(added) > allowed:
             raise RunError(f"{run.replay_path} holds self-play of iteration {max(added)} but {run.records_path} "
                            f"records self-play only up to iteration {played}: the run's files disagree")
+    if (0, "holdout") in seen:
+        if not run.holdout_path.exists(): raise RunError(f"{run.holdout_path} is missing, but {run.records_path} says it was made")
+        read_run_file(run.holdout_path, load_examples)
     for iteration in sorted({r.iteration for r in records if r.stage in ("init", "train")}):
         path = run.checkpoint(iteration)
         if not path.exists(): raise RunError(f"{path} is missing, but {run.records_path} says it was made")

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
-import tempfile
 import time
 import warnings
 from dataclasses import asdict, dataclass
@@ -25,6 +23,7 @@ from safetensors.torch import save_file
 from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode, legal_action_indices
+from .files import atomic_path
 from .mcts import legal_priors
 
 # %% auto #0
@@ -141,15 +140,7 @@ def save_checkpoint(path: str | Path, model: SantoriniNet, **extra) -> None:
     metadata = {"format": CHECKPOINT_FORMAT, "format_version": str(CHECKPOINT_VERSION),
                 "config": json.dumps(asdict(model.config)), "extra": extra_json}
     tensors = {name: t.detach().cpu().contiguous() for name, t in model.state_dict().items()}
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    try:
-        save_file(tensors, temporary, metadata=metadata)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as temporary: save_file(tensors, temporary, metadata=metadata)
 
 # %% ../nbs/04_network.ipynb #bda7de88
 def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:

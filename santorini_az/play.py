@@ -21,6 +21,7 @@ from .encoding import action_from_index
 from .mcts import Search, SearchConfig, legal_priors
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
+from .files import check_destination
 from .replay import save_examples
 from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, CHAMPION, player_from_spec, play_match, wilson_interval
 from .rundir import RunError
@@ -72,7 +73,7 @@ def match_summary(result: MatchResult) -> str:
 def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64, seed: int = 0,
                    progress: Progress | None = None, workers: int = 1, backend: str = "torch") -> dict:
     "Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz)."
-    progress = progress or Progress()
+    progress, out = progress or Progress(), check_destination(out)  # before the games, not after them
     factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)
     with progress.task("self-play games", games) as advance:

@@ -8,17 +8,17 @@ Docs: https://santorini-az.github.io/santorini_az/replay.html.md"""
 # %% ../nbs/06a_replay.ipynb #17d899c4
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .encoding import N_ACTIONS, N_PLANES, ACTION_PERMUTATIONS, CELL_SOURCES
+from .files import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'atomic_write_bytes', 'save_examples',
-           'load_examples', 'save_buffer', 'load_buffer']
+__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'save_examples', 'load_examples',
+           'save_buffer', 'load_buffer']
 
 # %% ../nbs/06a_replay.ipynb #75fd2a94
 @dataclass
@@ -107,20 +107,6 @@ class ReplayBuffer:
         return batch
 
 # %% ../nbs/06a_replay.ipynb #ba30ff10
-def atomic_write_bytes(path: Path | str, write) -> None:
-    "Call `write(file)` on a temporary file next to `path`, then rename it to `path` (atomic on POSIX)."
-    path = Path(path)
-    if path.exists() and not path.is_file(): raise ValueError(f"{path} exists and is not a regular file: not replacing it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)  # an interrupted write leaves nothing behind
-
 def save_examples(examples: Examples, path: Path | str, **extra) -> None:
     "Save examples (and `extra` arrays) to an .npz file, atomically."
     arrays = {f: getattr(examples, f) for f in Examples.FIELDS} | extra

@@ -13,6 +13,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .files import atomic_write_bytes
 from .rundir import RunDirectory, Record
 
 # %% auto #0
@@ -88,10 +89,13 @@ def write_report(run_dir: Path | str) -> list[Path]:
     run = RunDirectory(run_dir)
     if not run.records_path.exists(): raise FileNotFoundError(f"{run.root} has no records.jsonl: is it a run directory?")
     records = run.records()
-    out = run.root / "report"; out.mkdir(exist_ok=True)
-    paths = []
-    fig = report_figure(records); fig.savefig(out / "report.png", dpi=110); plt.close(fig); paths.append(out / "report.png")
+    figures = {"report": report_figure(records)}
     for name, draw in PANELS.items():
         fig, ax = plt.subplots(figsize=(5, 3.6)); draw(ax, records); fig.tight_layout()
-        fig.savefig(out / f"{name}.png", dpi=110); plt.close(fig); paths.append(out / f"{name}.png")
+        figures[name] = fig
+    paths = []
+    for name, fig in figures.items():
+        path = run.root / "report" / f"{name}.png"
+        atomic_write_bytes(path, lambda f: fig.savefig(f, format="png", dpi=110))
+        plt.close(fig); paths.append(path)
     return paths

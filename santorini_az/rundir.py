@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, asdict
 from pathlib import Path
 
-from .replay import atomic_write_bytes
+from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
@@ -129,7 +129,7 @@ def read_run_file(path: Path, load):
         raise RunError(f"cannot read {path}: {type(e).__name__}: {e} (the file is damaged; restore or delete it)") from None
 
 def remove_stale_temporaries(run: RunDirectory) -> list[Path]:
-    "Delete the temporary files (`*.tmpPID`) that a killed writer left in the run; the paths removed."
-    stale = [p for p in run.root.rglob("*.tmp*") if p.is_file() and p.suffix.startswith(".tmp")]
+    "Delete the temporary files (`.NAME.XXXXXXXX.tmp`, see `atomic_path`) a killed writer left in the run; the paths removed."
+    stale = [p for p in run.root.rglob("*" + TEMPORARY_SUFFIX) if p.is_file()]
     for path in stale: path.unlink()
     return stale

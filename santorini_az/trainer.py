@@ -17,7 +17,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .replay import Examples, ReplayBuffer, atomic_write_bytes
+from .files import atomic_write_bytes
+from .replay import Examples, ReplayBuffer
 
 # %% auto #0
 __all__ = ['masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'network_outputs',

@@ -17,7 +17,7 @@ from santorini_az.replay import augment, ReplayBuffer, Examples, save_buffer, lo
 from santorini_az.trainer import policy_loss, masked_log_softmax
 from santorini_az.game import random_openings
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
-                                wilson_interval)
+                                wilson_interval, CHAMPION)
 from santorini_az.config import preset, apply_overrides
 from santorini_az.progress import Progress
 from santorini_az.rundir import RunDirectory, Record, read_records, append_record
@@ -324,22 +324,30 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["arena", "bad.safetensors", "random"], "cannot load checkpoint"),
     (["inspect", "not-a-position"], "is not a position"),
     (["report", "nowhere"], "no records.jsonl"),
+    (["train", "--run-dir", "/proc/no/run"], "refuses new files"),  # /proc takes no new files, even from root
+    (["train", "--run-dir", "r" * 300], "a name of 300 bytes is too long"),
+    (["train", "--run-dir", "afile/run"], "afile is not a folder"),
+    (["selfplay", "mcts", "--games", "1", "--out", "pipe"], "pipe exists and is not a regular file"),
+    (["selfplay", "mcts", "--games", "1", "--out", "/proc/no/games.npz"], "refuses new files"),
+    (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null
+    (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")
     (tmp_path / "afile").write_text("a file where a run directory should be")
+    os.mkfifo(tmp_path / "pipe")
     done = subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
     assert not (tmp_path / "runs").exists()  # refused before anything was written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe"] and (tmp_path / "pipe").is_fifo()
 
 
 def test_the_shipped_champion_loads_and_beats_greedy():
     "The network in santorini_az/models (the default of play, inspect and the widgets) is there, loads, and plays well."
     from santorini_az.arena import player_from_spec, play_match
     from santorini_az.network import load_checkpoint
-    from santorini_az.arena import CHAMPION
     _, metadata = load_checkpoint(CHAMPION)
     assert metadata["config"].name == "32x4"
     rng = np.random.default_rng(0)
@@ -365,6 +373,17 @@ def damage_foreign_checkpoint(run):
     from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
     save_checkpoint(run.checkpoint(1), SantoriniNet(NetConfig(8, 1)), iteration=1)
 
+def damage_checkpoint_truncated(run):
+    path = run.checkpoint(1)
+    path.write_bytes(path.read_bytes()[:100])
+
+def damage_holdout(run):
+    run.holdout_path.write_bytes(b"not an npz file")
+
+def damage_record_garbled(run):
+    lines = run.records_path.read_text().splitlines(keepends=True)
+    run.records_path.write_text("".join(lines[:2] + ['{"stage": "train", "iter\n'] + lines[2:]))
+
 def damage_missing_checkpoint(run):
     run.checkpoint(1).unlink()
 
@@ -384,6 +403,9 @@ def finished_tiny_run(tmp_path_factory):
     (damage_trainer_state, "iter-0001.trainer.pt"),
     (damage_foreign_checkpoint, "is a 8x1 network but the run's config says 16x2"),
     (damage_missing_checkpoint, "iter-0001.safetensors is missing"),
+    (damage_checkpoint_truncated, "cannot read"),
+    (damage_holdout, "holdout.npz"),
+    (damage_record_garbled, "records.jsonl line 3 is not a record"),
 ])
 def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, damage, message):
     "Resuming a run whose files were damaged or disagree: one sentence naming the file, exit 2, nothing changed."
@@ -405,6 +427,6 @@ def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
     import shutil
     root = tmp_path / "run"
     shutil.copytree(finished_tiny_run, root)
-    (root / "games" / "iter-0002.npz.tmp999").write_bytes(b"left by a kill -9")
+    (root / "games" / ".iter-0002.npz.a8b7c6d5.tmp").write_bytes(b"left by a kill -9")
     run_training(root, resume=True, progress=Progress(quiet=True))
     assert not list(root.rglob("*.tmp*"))

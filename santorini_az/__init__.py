@@ -4,6 +4,7 @@ Modules:
 
 - `santorini_az.alphabeta`: Negamax with α-β, iterative deepening and aspiration windows, a Zobrist-hashed transposition table, move ordering, mate scores, a hand-written evaluation and a permanent brain, compiled with numba.
 - `santorini_az.arena`: How strong is a network? Matches from varied openings with colours swapped, a confidence interval on the score, fixed reference opponents, and one Elo table fitted over every game played.
+- `santorini_az.cluster`: `santorini_az train --ray ADDRESS`: self-play, the arena and the reference matches played by actors across a Ray cluster, the learner and the run directory on the head; an actor that dies has its games played again.
 - `santorini_az.config`: Every setting of a training run in one typed dataclass: presets, config files, `key=value` overrides, and the allowed range of every number, checked before any work starts.
 - `santorini_az.engine`: The search of chapter 3, run for hundreds of games at once: the tree as arrays, the rules and the tree walk compiled with numba, one network call per simulation step, and one worker process per core.
 - `santorini_az.evaluator`: The one contract between a search and whatever judges positions: planes in, logits and values out — and the picklable factories that build an evaluator inside each worker process.

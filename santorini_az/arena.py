@@ -20,7 +20,7 @@ from .game import State, Action, Placement, legal_actions, apply, winner, STEPS,
 from .encoding import action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
-from .engine import play_games, search_positions
+from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
 __all__ = ['REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer',
@@ -203,7 +203,7 @@ def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng
             for (i, first_moves), s, p in zip(schedule, states, plies)]
 
 def _outcomes_on_engine(first: SearchPlayer, second: SearchPlayer, openings: list[State], rng: np.random.Generator,
-                        progress: Callable[[int], None] | None, workers: int) -> list[GameOutcome]:
+                        progress: Callable[[int], None] | None, workers: int | GamePool) -> list[GameOutcome]:
     "The whole match on the compiled engine: factory 0 searches for `first`, factory 1 for `second`."
     schedule = pairing_schedule(len(openings))
     records = play_games([first.factory, second.factory], len(schedule), first.config,
@@ -216,7 +216,7 @@ def _outcomes_on_engine(first: SearchPlayer, second: SearchPlayer, openings: lis
 
 # %% ../nbs/06d_arena.ipynb #9ac62c03
 def match_outcomes(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
-                   progress: Callable[[int], None] | None = None, workers: int = 1,
+                   progress: Callable[[int], None] | None = None, workers: int | GamePool = 1,
                    max_plies: int = 200) -> list[GameOutcome]:
     "Each opening played twice, colours swapped, between `first` and `second`; `progress(n)` hears of finished games."
     both_search = isinstance(first, SearchPlayer) and isinstance(second, SearchPlayer)
@@ -229,6 +229,6 @@ def match_result(first: Player, second: Player, outcomes: list[GameOutcome]) -> 
     return MatchResult(first.name, second.name, float(sum(o.first_won for o in outcomes)), len(outcomes))
 
 def play_match(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
-               progress: Callable[[int], None] | None = None, workers: int = 1) -> MatchResult:
+               progress: Callable[[int], None] | None = None, workers: int | GamePool = 1) -> MatchResult:
     "The match between `first` and `second` from `openings` (each twice, colours swapped), from `first`'s side."
     return match_result(first, second, match_outcomes(first, second, openings, rng, progress, workers))

@@ -50,6 +50,9 @@ class BenchConfig:
         elif not os.path.isfile(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
         if self.precision not in ("fp32", "bf16"): raise ValueError(f"precision must be fp32 or bf16, got {self.precision!r}")
         resolve_device(self.device)  # 'cuda' without a GPU fails here
+        for name, low, high in (("seconds", 0.1, 3600), ("warmup", 0, 3600)):
+            value = getattr(self, name)
+            if not low <= value <= high: raise ValueError(f"--{name} must be between {low} and {high}, got {value}")
         if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"backend must be torch or onnxruntime, got {self.backend!r}")
         if self.backend == "onnxruntime" and (self.device, self.precision, self.compile) != ("cpu", "fp32", False):
             raise ValueError("the onnxruntime backend runs fp32 on the CPU: drop --device, --precision and --compile")

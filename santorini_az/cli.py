@@ -15,8 +15,9 @@ from .game import legal_actions, perft as count_perft
 from .notation import NotationError, format_action, format_position, parse_position
 
 # %% auto #0
-__all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'train', 'report', 'arena',
-           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
+__all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'check_ray_address',
+           'train', 'report', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
+           'bench_alphabeta', 'main']
 
 # %% ../nbs/11_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -84,6 +85,14 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
     except ValueError as e: fail(str(e))
     print_bench(run_bench(config), as_json=json)
 
+# %% ../nbs/11_cli.ipynb #8a1901c1
+def check_ray_address(address: str) -> None:
+    "Stop with one sentence if `--ray` names no usable cluster address or Ray is not installed."
+    import importlib.util, re
+    if address != "local" and not re.fullmatch(r"[\w.-]+:\d{1,5}", address):
+        fail(f"--ray takes HOST:PORT (the head node's address) or 'local', got {address!r}")
+    if importlib.util.find_spec("ray") is None: fail("--ray needs Ray: pip install 'santorini_az[ray]'")
+
 # %% ../nbs/11_cli.ipynb #457c67e3
 def _run_errors():
     from santorini_az.rundir import RunError
@@ -99,7 +108,9 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           seed: int = typer.Option(None, help="Random seed of the run."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
-          quiet: bool = typer.Option(False, "--quiet", help="No progress bars.")):
+          quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+          ray: str = typer.Option(None, "--ray", help="Play the games on the Ray cluster at HOST:PORT ('local': one "
+                                  "started here); the learner and the run directory stay here. Needs santorini_az[ray].")):
     "Train a network by self-play: self-play, training, arena and reference matches, in a resumable run directory."
     from pathlib import Path
     from santorini_az.progress import Progress
@@ -114,14 +125,15 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         except ValueError as e: fail(str(e))
         overrides += [f"channels={size.channels}", f"blocks={size.blocks}"]
     overrides += list(set_)
+    if ray is not None: check_ray_address(ray)
     try:
         if resume:
             if not run_dir: fail("--resume needs --run-dir")
             if config: fail("--config applies to a new run; to change a resumed run use --set")
-            run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet))
+            run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
             settings = resolve_config(preset, config, overrides)
-            run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet))
+            run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet), ray=ray)
     except _run_errors() as e: fail(str(e))
     try: where = write_report(run.root)[0]
     except Exception as e:  # the report follows the training: it must never change the training's outcome
@@ -143,7 +155,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, help="Seed of the openings."),
-          workers: int = typer.Option(1, min=1, help="Engine worker processes."),
+          workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
           backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
@@ -159,7 +171,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
              seed: int = typer.Option(0, help="Random seed."),
-             workers: int = typer.Option(1, min=1, help="Engine worker processes."),
+             workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
              backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Generate self-play games with PLAYER and save their training positions to --out."

@@ -51,8 +51,9 @@ class RunConfig:
     replay_generations: int = 8  # iterations of self-play kept in the buffer
     holdout_games: int = 24
     holdout_simulations: int = 64
-    threads: int = 1  # torch threads; 0 leaves torch's default. Small nets on a busy CPU run far faster on one
-    workers: int = 1  # engine worker processes (each imports torch: worth it only for long stages)
+    threads: int = 0  # torch threads for training (0: one per available core); a search always uses one per worker
+    workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
+    backend: str = "onnxruntime"  # what runs the network in searches: "torch", or its ONNX export on onnxruntime
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     arena: ArenaConfig = field(default_factory=ArenaConfig)
@@ -65,6 +66,7 @@ def preset(name: str) -> RunConfig:
     "The `RunConfig` of preset `name`: 'tiny', 'cpu' or 'seed'."
     if name == "tiny":
         return RunConfig(name="tiny", preset="tiny", iterations=2, channels=16, blocks=2, replay_capacity=5000,
+                         workers=1, backend="torch",  # worker processes and ONNX exports would take longer than its games
                          holdout_games=4, holdout_simulations=8,
                          selfplay=SelfPlayConfig(games=8, simulations=12, temperature_plies=6),
                          train=TrainConfig(batch_size=64, steps_per_iteration=20, warmup_steps=5),
@@ -87,7 +89,7 @@ PRESETS = ("tiny", "cpu", "seed")
 LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest) allowed; None: no bound
     "seed": (0, 2**32 - 1), "iterations": (1, 1_000_000), "hours": (0, 100_000),
     "channels": (1, 1024), "blocks": (1, 64), "replay_capacity": (1, None), "replay_generations": (1, None),
-    "holdout_games": (0, None), "holdout_simulations": (1, None), "threads": (0, 1024), "workers": (1, 1024),
+    "holdout_games": (0, None), "holdout_simulations": (1, None), "threads": (0, 1024), "workers": (0, 1024),
     "selfplay.simulations": (1, 100_000), "selfplay.c_puct": (0, None), "selfplay.fpu_value": (-1, 1),
     "selfplay.dirichlet_alpha": (1e-6, None), "selfplay.dirichlet_fraction": (0, 1), "selfplay.temperature": (1e-3, None),
     "selfplay.temperature_plies": (0, None), "selfplay.max_nodes": (0, None), "selfplay.games": (1, None),
@@ -99,7 +101,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "arena.openings": (1, None), "arena.simulations": (1, 100_000), "arena.promote_threshold": (0, 1),
     "arena.reference_openings": (1, None), "arena.every": (1, None)}
 
-CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "train.optimizer": ("adamw", "sgd"),
+CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step")}
 
 # %% ../nbs/06f_config.ipynb #420be12c

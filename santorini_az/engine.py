@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 from numba import njit
@@ -28,7 +28,8 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'select_leaves',
            'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
            'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions',
-           'receive', 'play_games']
+           'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
+           'play_games']
 
 # %% ../nbs/05_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -727,24 +728,48 @@ def search_positions(states: Sequence[State], evaluate: Evaluator, config: Searc
     return counts, values
 
 # %% ../nbs/05_engine.ipynb #f77319fc
+def available_cores() -> int:
+    "The cores this process may run on (what `taskset` or a container allows, not what the machine has)."
+    try: return len(os.sched_getaffinity(0))
+    except AttributeError: return os.cpu_count() or 1  # macOS and Windows have no affinity call
+
 def _limit_threads(threads: int) -> None:
     "Let torch (if it is installed) use `threads` threads in this process."
     try: import torch
     except ImportError: return
     torch.set_num_threads(threads)
 
-def _play_worker(worker: int, factories, config: SearchConfig, slots: int, seed: int, starts, threads: int,
-                 queue) -> None:
-    "A worker process: play `starts` with evaluators built by `factories`, sending each record to `queue`."
-    try:
-        _limit_threads(threads)
-        engine = SelfPlay([make() for make in factories], config, slots=max(1, min(len(starts), slots)),
-                          rng=np.random.default_rng([seed, worker]))
-        engine.play(starts, progress=lambda record: queue.put(("game", record)))
-        queue.put(("done", worker))
-    except BaseException:
-        import traceback
-        queue.put(("error", traceback.format_exc()))
+def _next_job(inbox):
+    "The next job from `inbox`; None to stop: when asked to, or when the process that started this one has died."
+    import multiprocessing, queue
+    parent = multiprocessing.parent_process()
+    while True:
+        try: return inbox.get(timeout=1.0)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive(): return None  # no orphans left behind by a kill -9
+
+def play_share(factories, config: SearchConfig, slots: int, seed: int, worker: int, starts, threads: int = 1,
+               progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    "Worker `worker`'s share of a job: `starts` played with its own generator, so that a replay gives the same games."
+    _limit_threads(threads)
+    if not starts: return []
+    engine = SelfPlay([make() for make in factories], config, slots=max(1, min(len(starts), slots)),
+                      rng=np.random.default_rng([seed, worker]))
+    return engine.play(starts, progress=progress)
+
+def _pool_worker(worker: int, inbox, outbox) -> None:
+    "A pool process: play each job from `inbox` (None: stop), sending (job, kind, payload) messages to `outbox`."
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops the pool
+    while (job := _next_job(inbox)) is not None:
+        number, factories, config, slots, seed, starts, threads = job
+        try:
+            play_share(factories, config, slots, seed, worker, starts, threads,
+                       progress=lambda record: outbox.put((number, "game", record)))
+            outbox.put((number, "done", worker))
+        except Exception:
+            import traceback
+            outbox.put((number, "error", traceback.format_exc()))
 
 def receive(queue, processes):
     "The next message from worker `processes`; raises if one of them died without saying why (it crashed)."
@@ -755,9 +780,74 @@ def receive(queue, processes):
             crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
             if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
 
+# %% ../nbs/05_engine.ipynb #707733b6
+class GamePool(Protocol):
+    "Processes that play a job's games: `WorkerPool` here, or actors on a Ray cluster (chapter 6k)."
+    size: int  # the workers a job is split over
+
+    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
+             report: Callable[[GameRecord], None]) -> list[GameRecord]: ...
+
+class WorkerPool:
+    "`workers` spawned processes that play the jobs of successive `play_games` calls."
+
+    def __init__(self, workers: int):
+        import multiprocessing
+        context = multiprocessing.get_context("spawn")  # forking a process that has started torch's threads is fragile
+        self.inboxes, self.outbox, self.jobs = [context.Queue() for _ in range(workers)], context.Queue(), 0
+        self.processes = [context.Process(target=_pool_worker, args=(w, inbox, self.outbox), daemon=True)
+                          for w, inbox in enumerate(self.inboxes)]
+        for p in self.processes: p.start()
+
+    @property
+    def size(self) -> int: return len(self.processes)
+
+    def alive(self) -> bool: return all(p.is_alive() for p in self.processes)
+
+    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
+             report: Callable[[GameRecord], None]) -> list[GameRecord]:
+        "Worker w plays `starts[w::used]` (used = min(workers, games)); the records, as they come, go to `report`."
+        self.jobs += 1
+        used = min(self.size, len(starts))
+        for w in range(used): self.inboxes[w].put((self.jobs, factories, config, share, seed, starts[w::used], threads))
+        records, running = [], used
+        try:
+            while running:
+                number, kind, payload = receive(self.outbox, self.processes)
+                if number != self.jobs: continue  # cannot happen after a clean job; kept as a guard
+                if kind == "game": records.append(payload); report(payload)
+                elif kind == "done": running -= 1
+                else: raise RuntimeError(f"a self-play worker failed:\n{payload}")
+        except BaseException:
+            self.close()
+            raise
+        return records
+
+    def close(self) -> None:
+        "Stop the processes (at once: a failed job's workers may still be playing)."
+        for p in self.processes:
+            if p.is_alive(): p.terminate()
+            p.join()
+
+_POOLS: dict[int, WorkerPool] = {}
+
+def worker_pool(workers: int) -> WorkerPool:
+    "The live pool of `workers` processes, started on first use (and again if one of its processes has died)."
+    pool = _POOLS.get(workers)
+    if pool is None or not pool.alive():
+        if pool is not None: pool.close()
+        pool = _POOLS[workers] = WorkerPool(workers)
+    return pool
+
+def close_worker_pools() -> None:
+    "Stop every pool's processes (they are daemons: they also stop when this process exits)."
+    for pool in _POOLS.values(): pool.close()
+    _POOLS.clear()
+
+# %% ../nbs/05_engine.ipynb #33d8d386
 def play_games(make_evaluator: EvaluatorFactory | Sequence[EvaluatorFactory], n_games: int,
                config: SearchConfig | None = None, games_in_flight: int = 256, seed: int = 0,
-               start_positions: Sequence[State] | None = None, workers: int | None = None,
+               start_positions: Sequence[State] | None = None, workers: int | GamePool | None = None,
                progress: Callable[[GameRecord, int, int], None] | None = None,
                evaluators: Sequence[tuple[int, int]] | None = None, threads_per_worker: int = 1) -> list[GameRecord]:
     """Play `n_games` games of self-play (or, with several factories, arena games); records in request order.
@@ -766,40 +856,23 @@ def play_games(make_evaluator: EvaluatorFactory | Sequence[EvaluatorFactory], n_
     `games_in_flight`: games searched at once, over all workers. Worker w draws from `default_rng([seed, w])`.
     `start_positions`: one State per game (default: the empty board). `evaluators[i]` = (index of the factory that
     searches for player 0, for player 1) in game i (default (0, 0)). `progress(record, done, n_games)` is called
-    as each game finishes. `workers` defaults to the number of cores.
+    as each game finishes. `workers`: processes of a `WorkerPool` (0 or None: one per available core; 1: this one),
+    or a pool itself (anything with `size` and `play`, such as the Ray pool of chapter 6k).
     """
     config = config or SearchConfig()
     factories = list(make_evaluator) if isinstance(make_evaluator, (list, tuple)) else [make_evaluator]
     starts = [(i, start_positions[i] if start_positions is not None else initial_state(),
                tuple(evaluators[i]) if evaluators is not None else (0, 0)) for i in range(n_games)]
-    workers = max(1, min(workers or os.cpu_count() or 1, n_games))
+    pool = None if workers is None or isinstance(workers, int) else workers
+    workers = pool.size if pool is not None else workers or available_cores()
     done = [0]
     def report(record):
         done[0] += 1
         if progress: progress(record, done[0], n_games)
-    if workers == 1:
+    if pool is None and min(workers, n_games) <= 1:
         engine = SelfPlay([make() for make in factories], config, slots=max(1, min(n_games, games_in_flight)),
                           rng=np.random.default_rng([seed, 0]))
         return engine.play(starts, progress=report)
-    import multiprocessing
-    context = multiprocessing.get_context("spawn")
-    queue = context.Queue()
-    share = max(1, games_in_flight // workers)  # each worker runs its share of the games in flight
-    processes = [context.Process(target=_play_worker, daemon=True,
-                                 args=(w, factories, config, share, seed, starts[w::workers], threads_per_worker, queue))
-                 for w in range(workers)]
-    for p in processes: p.start()
-    records, running = [], workers
-    try:
-        while running:
-            kind, payload = receive(queue, processes)
-            if kind == "game":
-                records.append(payload)
-                report(payload)
-            elif kind == "done": running -= 1
-            else: raise RuntimeError(f"a self-play worker failed:\n{payload}")
-    finally:
-        for p in processes:
-            if p.is_alive() and running: p.terminate()
-            p.join()
+    share = max(1, games_in_flight // min(workers, n_games))  # each worker runs its share of the games in flight
+    records = (pool or worker_pool(workers)).play(factories, config, share, seed, starts, threads_per_worker, report)
     return sorted(records, key=lambda r: r.game_id)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .engine import GamePool, available_cores
 from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
@@ -46,16 +47,25 @@ def load_network(path: Path) -> SantoriniNet:
 class Loop:
     "The state a running loop keeps in memory; everything in it can be rebuilt from the run directory."
 
-    def __init__(self, run: RunDirectory, config: RunConfig, progress: Progress):
-        self.run, self.config, self.progress = run, config, progress
+    def __init__(self, run: RunDirectory, config: RunConfig, progress: Progress, pool: GamePool | None = None):
+        self.run, self.config, self.progress, self.pool = run, config, progress, pool
         self._buffer, self._holdout, self._writer = None, None, None
+
+    @property
+    def workers(self) -> int | GamePool:
+        "Where the games are played: the given pool (a Ray cluster, chapter 6k), else `config.workers` processes."
+        return self.pool if self.pool is not None else self.config.workers
 
     def rng(self, iteration: int, stage: str) -> np.random.Generator:
         return np.random.default_rng([self.config.seed, iteration, STAGE_IDS[stage]])
 
     def network_factory(self, iteration: int) -> EvaluatorFactory:
-        "The recipe for iteration `iteration`'s network, built in whichever process searches with it."
-        return NetworkFactory(checkpoint=str(self.run.checkpoint(iteration)), threads=self.config.threads or 1)
+        "The recipe for iteration `iteration`'s network, built in whichever process searches with it (one thread each)."
+        checkpoint = self.run.checkpoint(iteration)
+        if self.config.backend == "onnxruntime":  # chapter 9: exported once, beside the checkpoint
+            from santorini_az.export import onnx_factory
+            return onnx_factory(checkpoint)
+        return NetworkFactory(checkpoint=str(checkpoint), threads=1)
 
     def network_player(self, iteration: int, simulations: int) -> SearchPlayer:
         return SearchPlayer(network_name(iteration), self.network_factory(iteration), simulations)
@@ -130,7 +140,7 @@ def stage_selfplay(loop: Loop, iteration: int) -> dict:
     else:
         start, seed = time.time(), int(loop.rng(iteration, "selfplay").integers(2**31))
         with loop.progress.task("self-play games", c.selfplay.games) as advance:
-            games = play_selfplay(loop.network_factory(champion), c.selfplay, seed, c.workers, advance)
+            games = play_selfplay(loop.network_factory(champion), c.selfplay, seed, loop.workers, advance)
         examples, stats = games_to_examples(games, iteration), selfplay_stats(games, c.selfplay.resign_threshold)
         stats["games_per_hour"] = stats["games"] * 3600 / max(1e-9, time.time() - start)
         save_examples(examples, path, stats=np.array(json.dumps(stats)))
@@ -142,6 +152,7 @@ def stage_selfplay(loop: Loop, iteration: int) -> dict:
 def stage_train(loop: Loop, iteration: int) -> dict:
     run, c = loop.run, loop.config
     if len(loop.buffer) == 0: raise RunError("the replay buffer is empty: self-play produced no positions")
+    torch.set_num_threads(c.threads or available_cores())  # the workers are idle while the network trains
     model = load_network(run.checkpoint(iteration - 1))
     trainer = Trainer(model, c.train, loop.total_steps())
     if run.trainer_state(iteration - 1).exists(): read_run_file(run.trainer_state(iteration - 1), trainer.load_state)
@@ -163,7 +174,7 @@ def stage_arena(loop: Loop, iteration: int) -> dict:
     candidate, incumbent = loop.network_player(iteration, c.simulations), loop.network_player(champion, c.simulations)
     openings = random_openings(c.openings, rng)
     with loop.progress.task("arena vs champion", 2 * c.openings) as advance:
-        result = play_match(candidate, incumbent, openings, rng, advance, loop.config.workers)
+        result = play_match(candidate, incumbent, openings, rng, advance, loop.workers)
     low, high = wilson_interval(result.points_a, result.games)
     return {"champion": champion, "wins": result.points_a, "games": result.games, "score": result.score,
             "ci_low": low, "ci_high": high, "promoted": result.score >= c.promote_threshold,
@@ -181,7 +192,7 @@ def stage_evaluate(loop: Loop, iteration: int) -> dict:
     for name in c.references:
         openings, opponent = random_openings(c.reference_openings, rng), reference_player(name, c.simulations)
         with loop.progress.task(f"vs {name}", 2 * len(openings)) as advance:
-            result = play_match(me, opponent, openings, rng, advance, loop.config.workers)
+            result = play_match(me, opponent, openings, rng, advance, loop.workers)
         results.append(asdict(result)); scores[f"score_vs_{name}"] = result.score
     elo = fit_elo(all_results(run.records()) + [MatchResult(**r) for r in results])
     run.write_json(run.elo_path, dict(sorted(elo.items(), key=lambda kv: -kv[1])))
@@ -249,8 +260,9 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
 # %% ../nbs/06h_loop.ipynb #301dc45a
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,
-                 stop_after: int | None = None) -> RunDirectory:
-    "Start (or, with `resume`, continue) the run in `run_dir`; `stop_after` stages at most (for tests)."
+                 stop_after: int | None = None, ray: str | None = None) -> RunDirectory:
+    """Start (or, with `resume`, continue) the run in `run_dir`; `stop_after` stages at most (for tests).
+    `ray`: the address of a Ray cluster ('local': one started here) whose actors play the games (chapter 6k)."""
     run, progress = RunDirectory(run_dir), progress or Progress()
     config = start_config(run, config, resume, overrides)
     with locked(run):
@@ -258,9 +270,14 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
         run.write_json(run.config_path, config_to_dict(config))
-        if config.threads: torch.set_num_threads(config.threads)
         done = {(r.iteration, r.stage) for r in records}
-        loop, started, ran = Loop(run, config, progress), time.time(), 0
+        pool = None
+        if ray is not None:
+            from santorini_az.cluster import RayPool
+            try: pool = RayPool(ray)
+            except Exception as e: raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
+            progress.say(f"playing games on {pool.size} Ray actors at {ray}")
+        loop, started, ran = Loop(run, config, progress, pool), time.time(), 0
         try:
             for iteration, stage in stages(config):
                 if (iteration, stage) in done: continue
@@ -279,6 +296,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 progress.say(summary_line(record))
         finally:
             loop.close()
+            if pool is not None: pool.close()
     return run
 
 def summary_line(record: Record, timings: bool = True) -> str:

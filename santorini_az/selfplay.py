@@ -15,7 +15,7 @@ import numpy as np
 
 from .mcts import SearchConfig
 from .evaluator import EvaluatorFactory
-from .engine import GameRecord, play_games
+from .engine import GamePool, GameRecord, play_games
 from .replay import Examples, concat_examples
 
 # %% auto #0
@@ -33,7 +33,7 @@ class SelfPlayConfig(SearchConfig):
     resign_threshold: float = -0.9  # a player "would resign" when its root value drops below this (measured only)
 
 # %% ../nbs/06c_selfplay.ipynb #686e3ffc
-def play_selfplay(factory: EvaluatorFactory, config: SelfPlayConfig, seed: int = 0, workers: int = 1,
+def play_selfplay(factory: EvaluatorFactory, config: SelfPlayConfig, seed: int = 0, workers: int | GamePool = 1,
                   progress: Callable[[int], None] | None = None, threads_per_worker: int = 1) -> list[GameRecord]:
     "Play `config.games` self-play games with evaluators built by `factory`; the engine's records, in order."
     return play_games(factory, config.games, config, games_in_flight=max(1, min(config.games, config.games_in_flight)),

@@ -193,6 +193,29 @@ def test_worker_processes():
     assert all(r.states()[-1].winner() == r.winner for r in records)
 
 
+
+def test_the_worker_pool_is_reused_and_replaced_when_a_worker_dies():
+    """Two calls share one pool (same processes, same games for the same seed); a killed worker fails the call, and
+    the next call starts a fresh pool."""
+    import os, signal
+    from santorini_az.engine import worker_pool
+    config = SearchConfig(simulations=8, **SELFPLAY)
+    factory = partial(LinearEvaluator, seed=2)
+    first = play_games(factory, 4, config, games_in_flight=4, workers=2, seed=9)
+    pool = worker_pool(2)
+    pids = [p.pid for p in pool.processes]
+    again = play_games(factory, 4, config, games_in_flight=4, workers=2, seed=9)
+    assert [p.pid for p in worker_pool(2).processes] == pids  # no new processes
+    assert all(np.array_equal(a.action, b.action) for a, b in zip(first, again))
+    os.kill(pids[0], signal.SIGKILL)
+    pool.processes[0].join(5)
+    with pytest.raises(RuntimeError, match="exited with code"):
+        pool.play([factory], config, 2, 9, [(0, initial_state(), (0, 0))] * 2, 1, print)
+    fresh = play_games(factory, 4, config, games_in_flight=4, workers=2, seed=9)
+    assert all(p.pid not in pids for p in worker_pool(2).processes)
+    assert all(np.array_equal(a.action, b.action) for a, b in zip(first, fresh))
+
+
 DISABLED_JIT_SCRIPT = """
 import numpy as np, numba
 from santorini_az.engine import LinearEvaluator, search_positions, fast_perft

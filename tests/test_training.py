@@ -18,7 +18,7 @@ from santorini_az.trainer import policy_loss, masked_log_softmax
 from santorini_az.game import random_openings
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, CHAMPION)
-from santorini_az.config import preset, apply_overrides
+from santorini_az.config import RunConfig, preset, apply_overrides
 from santorini_az.progress import Progress
 from santorini_az.rundir import RunDirectory, Record, read_records, append_record
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
@@ -148,6 +148,17 @@ def test_greedy_beats_random():
 
 def tiny(iterations=1):
     return apply_overrides(preset("tiny"), [f"iterations={iterations}"])
+
+
+def test_the_default_engine_setup_in_a_run(tmp_path):
+    "The defaults of the cpu preset on the tiny one: a pool of worker processes and the network on onnxruntime."
+    config = apply_overrides(tiny(), ["backend=onnxruntime", "workers=2"])
+    run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
+    assert (run.root / "checkpoints" / "iter-0000.onnx").exists()  # exported beside the checkpoint it searched with
+    values = {r.stage: r.values for r in run.records()}
+    assert values["selfplay"]["games"] == config.selfplay.games and values["selfplay"]["positions"] > 0
+    assert values["arena"]["games"] == 2 * config.arena.openings
+    assert RunConfig().workers == 0 and RunConfig().backend == "onnxruntime"  # every core, onnxruntime: the default
 
 
 def test_resume_after_interrupted_stage(tmp_path, monkeypatch):

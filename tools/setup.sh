@@ -18,7 +18,7 @@ if ! "$VPY" -c 'import torch' 2>/dev/null; then
     "$VPY" -m pip install -q torch==2.13.0
   fi
 fi
-"$VPY" -m pip install -q -e ".[dev]"
+"$VPY" -m pip install -q -e ".[dev,ray]"
 
 # The browser app: npm packages when the lock file changed, a build when a source (or a Python module it ships) did.
 if command -v npm >/dev/null 2>&1; then

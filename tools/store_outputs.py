@@ -4,6 +4,7 @@ are dropped; the widgets' static SVG/HTML pictures stay, so the docs site shows 
 seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing.
 
     python tools/store_outputs.py nbs/03_mcts.ipynb nbs/07_widgets.ipynb ...
+    python tools/store_outputs.py --slow nbs/06k_cluster.ipynb    # run the `slow` cells too, and store theirs
 """
 import json
 import sys
@@ -24,9 +25,10 @@ def drop_widget_views(path: Path) -> None:
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 
-for name in sys.argv[1:]:
+slow = "--slow" in sys.argv
+for name in [a for a in sys.argv[1:] if a != "--slow"]:
     path = Path(name).resolve()
-    ok, seconds = test_nb(path, skip_flags=["slow"], save=True)
+    ok, seconds = test_nb(path, skip_flags=[] if slow else ["slow"], save=True)
     if not ok: sys.exit(f"{name}: FAILED (nothing stored)")
     drop_widget_views(path)
     nbdev_clean(fname=str(path))

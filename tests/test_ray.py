@@ -1,0 +1,96 @@
+"""Self-play on a real Ray cluster: a head and a second node started as processes on 127.0.0.1 (chapter 6k).
+
+The `tiny` preset runs end to end through `santorini_az train --ray`, and an actor killed in the middle of a job
+has its games played again: the job returns every game once, the same games as without the kill. The cluster is
+always stopped, pass or fail. Needs Ray (`tools/setup.sh` installs the `ray` extra)."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import require
+
+from santorini_az.engine import LinearEvaluator, play_games
+from santorini_az.mcts import SearchConfig
+
+pytestmark = pytest.mark.slow
+
+BIN = Path(sys.executable).parent
+RAY, CLI = BIN / "ray", BIN / "santorini_az"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ray_cli(*args, timeout=180):
+    return subprocess.run([str(RAY), *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    "A head node and a second node, one CPU each, on 127.0.0.1; stopped at the end whatever happens."
+    require("ray", shutil.which(str(RAY)) is not None)
+    port, temp = free_port(), tmp_path_factory.mktemp("ray")
+    address = f"127.0.0.1:{port}"
+    common = ["--num-cpus", "1", "--disable-usage-stats"]
+    try:
+        head = ray_cli("start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+                       "--include-dashboard", "false", "--temp-dir", str(temp), *common)
+        assert head.returncode == 0, head.stdout + head.stderr
+        second = ray_cli("start", "--address", address, "--node-ip-address", "127.0.0.1", *common)
+        assert second.returncode == 0, second.stdout + second.stderr
+        yield address
+    finally:
+        ray_cli("stop", "--force", timeout=120)
+
+
+def test_tiny_preset_end_to_end_on_the_cluster(cluster, tmp_path):
+    done = subprocess.run([str(CLI), "train", "--preset", "tiny", "--quiet", "--ray", cluster,
+                           "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    selfplay = [r for r in records if r["stage"] == "selfplay"]
+    assert [r["iteration"] for r in selfplay] == [1, 2] and all(r["values"]["games"] == 8 for r in selfplay)
+    assert {r["stage"] for r in records} == {"init", "holdout", "references", "selfplay", "train", "arena", "evaluate"}
+
+
+def test_a_killed_actor_has_its_games_played_again(cluster, tmp_path):
+    "The factory kills the first actor that builds it: that actor's share is played again by a new actor."
+    import ray
+    from santorini_az.cluster import RayPool
+
+    @dataclass(frozen=True)
+    class DiesOnce:  # defined here, so that Ray ships the class itself (the actors cannot import the tests)
+        marker: str
+
+        def __call__(self):
+            if not os.path.exists(self.marker):
+                open(self.marker, "w").close()
+                os._exit(1)  # as a node that goes away would
+            return LinearEvaluator(seed=3)
+
+    config = SearchConfig(simulations=8, temperature_plies=4)
+    ray.init(address=cluster, log_to_driver=False)
+    try:
+        pool = RayPool(cluster)
+        assert pool.size == 2  # one CPU on each node
+        games = play_games(DiesOnce(str(tmp_path / "died")), 6, config, games_in_flight=6, workers=pool, seed=4)
+        assert pool.replayed == 1 and (tmp_path / "died").exists()
+        assert [r.game_id for r in games] == list(range(6))  # every game once: none lost, none twice
+        local = play_games(partial(LinearEvaluator, seed=3), 6, config, games_in_flight=6, workers=2, seed=4)
+        assert all(np.array_equal(a.action, b.action) for a, b in zip(games, local))  # the very same games
+        pool.close()
+    finally:
+        ray.shutdown()

@@ -154,7 +154,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           second: str = typer.Argument(..., help="A checkpoint, or random | greedy | mcts."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
-          seed: int = typer.Option(0, help="Seed of the openings."),
+          seed: int = typer.Option(0, min=0, help="Seed of the openings."),
           workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
           backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
@@ -170,7 +170,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
-             seed: int = typer.Option(0, help="Random seed."),
+             seed: int = typer.Option(0, min=0, help="Random seed."),
              workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
              backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
@@ -246,7 +246,7 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
           go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),
           option1: List[str] = typer.Option([], help="Option for the first engine, Name=value (repeatable)."),
           option2: List[str] = typer.Option([], help="Option for the second engine, Name=value (repeatable)."),
-          seed: int = typer.Option(0, help="Seed of the random openings.")):
+          seed: int = typer.Option(0, min=0, help="Seed of the random openings.")):
     "Play a match between two protocol engines and print the score with its 95% interval."
     from santorini_az.protocol import ProtocolError, match_command
     try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2)
@@ -255,7 +255,7 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
 @app.command("bench-alphabeta")
 def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search depth."),
                     positions: int = typer.Option(8, min=1, help="Positions of seeded random games."),
-                    seed: int = typer.Option(0, help="Seed of the positions.")):
+                    seed: int = typer.Option(0, min=0, help="Seed of the positions.")):
     "Measure the alpha-beta engine's nodes per second on one core."
     from santorini_az.alphabeta import bench_alphabeta as run
     run(depth=depth, positions=positions, seed=seed)

@@ -210,6 +210,8 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
     "A preset, overridden by a JSON config file (if given), overridden by `key=value` strings; checked."
     config = preset(preset_name)
     if config_path:
+        if Path(config_path).exists() and not Path(config_path).is_file():  # a FIFO or a device would block the read
+            raise RunError(f"the config file {config_path} is not a regular file")
         try: data = json.loads(Path(config_path).read_text())
         except OSError as e: raise RunError(f"cannot read config file {config_path}: {e.strerror}") from None
         except json.JSONDecodeError as e: raise RunError(f"config file {config_path} is not valid JSON: {e}") from None

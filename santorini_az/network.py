@@ -146,6 +146,7 @@ def save_checkpoint(path: str | Path, model: SantoriniNet, **extra) -> None:
 def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
     "The metadata and tensors of the safetensors file at `path`."
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
+    if not path.is_file(): raise CheckpointError(f"{path} is not a regular file")  # a FIFO would block the read
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             return f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}

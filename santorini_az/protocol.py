@@ -282,7 +282,9 @@ class EngineProcess:
 
     def __init__(self, command: str, options: dict | None = None, name: str | None = None, timeout: float = 60):
         self.name, self.timeout = name or command, timeout
-        args = shlex.split(command)
+        try: args = shlex.split(command)
+        except ValueError as e: raise ProtocolError(f"cannot read the engine command {command!r}: {e}") from None
+        if not args: raise ProtocolError("an engine command is empty: give one such as 'santorini_az engine'")
         try:
             self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL, text=True, bufsize=1)

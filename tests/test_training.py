@@ -313,7 +313,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "steps_per_iteration=-1"], "'train.steps_per_iteration' must be at least 1"),
     (["train", "--set", "threads=-1"], "'threads' must be at least 0"),
     (["train", "--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1"),
-    (["train", "--set", "workers=-1"], "'workers' must be at least 1"),
+    (["train", "--set", "workers=-1"], "'workers' must be at least 0"),
     (["train", "--set", "promote_threshold=5"], "'arena.promote_threshold' must be at most 1"),
     (["train", "--set", "hours=nan"], "'hours' must be a finite number"),
     (["train", "--set", "iterations=-3"], "'iterations' must be at least 1"),
@@ -342,6 +342,10 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["selfplay", "mcts", "--games", "1", "--out", "/proc/no/games.npz"], "refuses new files"),
     (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null
     (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),
+    (["export", "pipe", "--out", "m.onnx"], "pipe is not a regular file"),
+    (["train", "--config", "pipe"], "the config file pipe is not a regular file"),  # reading a FIFO would block for ever
+    (["match", "", "santorini_az engine"], "an engine command is empty"),
+    (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")

@@ -168,6 +168,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="cases run at once")
     parser.add_argument("--timeout", type=float, default=90, help="seconds before a case counts as a hang")
     parser.add_argument("--quick", action="store_true", help="one case in five (for a first look)")
+    parser.add_argument("--show-ran", action="store_true", help="also list the cases that ran (exit 0), to check them")
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hostile-"))
     try:
@@ -183,7 +184,8 @@ def main() -> int:
             for i, (case, kind, detail) in enumerate(pool.map(lambda nc: run_case(nc[1], scratch, nc[0], options.timeout),
                                                               enumerate(cases)), 1):
                 results.append((case, kind, detail))
-                if kind not in ("refused", "ran"): print(f"  {kind}: {case.label()}\n      {detail}", flush=True)
+                if kind not in ("refused", "ran") or (kind == "ran" and options.show_ran):
+                    print(f"  {kind}: {case.label()}\n      {detail}", flush=True)
                 if i % 50 == 0: print(f"  ... {i}/{len(cases)}", flush=True)
         by_family = Counter((case.family.split()[0], kind) for case, kind, _ in results)
         kinds = ["refused", "ran", "traceback", "hang", "other"]

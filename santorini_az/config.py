@@ -209,6 +209,7 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
                    overrides: list[str] = ()) -> RunConfig:
     "A preset, overridden by a JSON config file (if given), overridden by `key=value` strings; checked."
     config = preset(preset_name)
+    if config_path is not None and not str(config_path).strip(): raise RunError("--config is empty: name a JSON file")
     if config_path:
         if Path(config_path).exists() and not Path(config_path).is_file():  # a FIFO or a device would block the read
             raise RunError(f"the config file {config_path} is not a regular file")

@@ -122,10 +122,11 @@ def damaged_run_cases() -> list[Case]:
     cases = []
     for name in RUN_FILES:
         for how in ("empty", "half", "garbage", "swapped"):
-            cases.append(Case(f"damaged {how}", ["train", "--resume", "--quiet", "--run-dir", "{run}", "--set", "iterations=2"],
+            family = f"damaged {name} ({how})"
+            cases.append(Case(family, ["train", "--resume", "--quiet", "--run-dir", "{run}", "--set", "iterations=2"],
                               setup=damage(name, how)))
             if name in ("records.jsonl", "config.json"):
-                cases.append(Case(f"damaged {how}", ["report", "{run}"], setup=damage(name, how)))
+                cases.append(Case(family, ["report", "{run}"], setup=damage(name, how)))
     return cases
 
 
@@ -169,6 +170,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=90, help="seconds before a case counts as a hang")
     parser.add_argument("--quick", action="store_true", help="one case in five (for a first look)")
     parser.add_argument("--show-ran", action="store_true", help="also list the cases that ran (exit 0), to check them")
+    parser.add_argument("--family", choices=["bad", "damaged", "odd"], help="only the cases of one family")
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="hostile-"))
     try:
@@ -177,6 +179,7 @@ def main() -> int:
         subprocess.run([CLI, "train", "--preset", "tiny", "--iterations", "1", "--quiet", "--run-dir", str(scratch / "base")],
                        check=True, capture_output=True, timeout=600)
         cases = bad_value_cases(scratch) + damaged_run_cases() + odd_run_dir_cases(scratch)
+        if options.family: cases = [c for c in cases if c.family.split()[0] == options.family]
         if options.quick: cases = cases[::5]
         print(f"{len(cases)} cases, {options.jobs} at a time", flush=True)
         results = []

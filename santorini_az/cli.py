@@ -92,6 +92,12 @@ def check_ray_address(address: str) -> None:
     if address != "local" and not re.fullmatch(r"[\w.-]+:\d{1,5}", address):
         fail(f"--ray takes HOST:PORT (the head node's address) or 'local', got {address!r}")
     if importlib.util.find_spec("ray") is None: fail("--ray needs Ray: pip install 'santorini_az[ray]'")
+    if address != "local":  # Ray itself would retry for minutes before it gave up
+        import socket
+        host, port = address.rsplit(":", 1)
+        try: socket.create_connection((host, int(port)), timeout=5).close()
+        except (OSError, ValueError) as e:
+            fail(f"--ray: nothing answers at {address} ({getattr(e, 'strerror', None) or e}); start the head with `ray start --head`")
 
 # %% ../nbs/11_cli.ipynb #457c67e3
 def _run_errors():

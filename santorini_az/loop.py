@@ -269,14 +269,14 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         remove_stale_temporaries(run)
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
-        run.write_json(run.config_path, config_to_dict(config))
-        done = {(r.iteration, r.stage) for r in records}
         pool = None
         if ray is not None:
             from santorini_az.cluster import RayPool
             try: pool = RayPool(ray)
             except Exception as e: raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
             progress.say(f"playing games on {pool.size} Ray actors at {ray}")
+        run.write_json(run.config_path, config_to_dict(config))
+        done = {(r.iteration, r.stage) for r in records}
         loop, started, ran = Loop(run, config, progress, pool), time.time(), 0
         try:
             for iteration, stage in stages(config):

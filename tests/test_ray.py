@@ -5,6 +5,7 @@ has its games played again: the job returns every game once, the same games as w
 always stopped, pass or fail. Needs Ray (`tools/setup.sh` installs the `ray` extra)."""
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -33,9 +34,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Every process of the test cluster (nodes, the CLI, this driver) shares one fresh token: Ray's token authentication
+# on, and no dependence on a ~/.ray/auth_token that an earlier `ray.init()` may have left (chapter 6k's demo does).
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+
+
 def ray_cli(*args, timeout=180):
-    return subprocess.run([str(RAY), *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"})
+    return subprocess.run([str(RAY), *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **RAY_ENV})
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +63,8 @@ def cluster(tmp_path_factory):
 
 def test_tiny_preset_end_to_end_on_the_cluster(cluster, tmp_path):
     done = subprocess.run([str(CLI), "train", "--preset", "tiny", "--quiet", "--ray", cluster,
-                           "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900)
+                           "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, **RAY_ENV})
     assert done.returncode == 0, done.stdout + done.stderr
     records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     selfplay = [r for r in records if r["stage"] == "selfplay"]
@@ -68,6 +74,8 @@ def test_tiny_preset_end_to_end_on_the_cluster(cluster, tmp_path):
 
 def test_a_killed_actor_has_its_games_played_again(cluster, tmp_path):
     "The factory kills the first actor that builds it: that actor's share is played again by a new actor."
+    saved = {k: os.environ.get(k) for k in RAY_ENV}
+    os.environ.update(RAY_ENV)  # this driver joins with the cluster's token (read when Ray is first imported)
     import ray
     from santorini_az.cluster import RayPool
 
@@ -94,3 +102,6 @@ def test_a_killed_actor_has_its_games_played_again(cluster, tmp_path):
         pool.close()
     finally:
         ray.shutdown()
+        for k, v in saved.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v

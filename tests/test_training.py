@@ -344,7 +344,9 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),
     (["export", "pipe", "--out", "m.onnx"], "pipe is not a regular file"),
     (["train", "--config", "pipe"], "the config file pipe is not a regular file"),
-    (["train", "--config", ""], "--config is empty"),  # reading a FIFO would block for ever
+    (["train", "--config", ""], "--config is empty"),
+    (["train", "--ray", "127.0.0.1:1"], "nothing answers at 127.0.0.1:1"),  # not minutes of Ray's own retries
+    (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
     (["match", "", "santorini_az engine"], "an engine command is empty"),
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
 ])

@@ -23,10 +23,10 @@ from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
 from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
-__all__ = ['REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer',
-           'can_win_at_once', 'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'reference_player',
-           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result',
-           'play_match']
+__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict', 'promotion_chance',
+           'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer', 'pairing_schedule',
+           'SearchPlayer', 'reference_player', 'checkpoint_factory', 'search_factory', 'player_from_spec',
+           'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
 
 # %% ../nbs/06d_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -36,6 +36,43 @@ def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, 
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
     return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))  # rounding must not exclude p itself
+
+# %% ../nbs/06d_arena.ipynb #b77e92e4
+SPRT_ERRORS = 0.1  # α = β: the chance of promoting a candidate no better than the champion, and of keeping one at the target
+
+def sprt_llr(wins: float, games: int, target: float) -> float:
+    "The evidence for 'the candidate scores `target`' over 'it scores 50%', from `wins` of `games`."
+    return wins * math.log(target / 0.5) + (games - wins) * math.log((1 - target) / 0.5)
+
+def gate_verdict(wins: float, games: int, rounds: int, gate: str = "sprt", threshold: float = 0.55,
+                 target: float = 0.6, max_rounds: int = 4) -> bool | None:
+    """After `rounds` rounds (`wins` of `games` in all): promote (True), keep the champion (False), or None to play
+    another round. `gate` "fixed": one round, promote at a score of `threshold`; "sprt": the test above."""
+    if gate == "fixed": return wins / games >= threshold
+    llr = sprt_llr(wins, games, target)
+    if llr >= math.log((1 - SPRT_ERRORS) / SPRT_ERRORS): return True
+    if llr <= math.log(SPRT_ERRORS / (1 - SPRT_ERRORS)): return False
+    return llr > 0 if rounds >= max_rounds else None
+
+# %% ../nbs/06d_arena.ipynb #8b961ec4
+def promotion_chance(true_score: float, round_games: int = 40, **gate) -> tuple[float, float]:
+    """The chance that a candidate of true score `true_score` is promoted by `gate_verdict(..., **gate)` with rounds
+    of `round_games` games, and the games it plays on average (exact: every way the rounds can go is summed)."""
+    one_round = [math.comb(round_games, k) * true_score ** k * (1 - true_score) ** (round_games - k)
+                 for k in range(round_games + 1)]
+    undecided, promoted, games_played, rounds = {0: 1.0}, 0.0, 0.0, 0
+    while undecided:
+        rounds += 1
+        after = {}
+        for wins, chance in undecided.items():
+            for k, p in enumerate(one_round): after[wins + k] = after.get(wins + k, 0.0) + chance * p
+        undecided = {}
+        for wins, chance in after.items():
+            verdict = gate_verdict(wins, rounds * round_games, rounds, **gate)
+            if verdict is None: undecided[wins] = chance; continue
+            promoted += chance * verdict
+            games_played += chance * rounds * round_games
+    return promoted, games_played
 
 # %% ../nbs/06d_arena.ipynb #d7bf819d
 @dataclass

@@ -32,7 +32,10 @@ class ArenaConfig:
     "How networks are compared."
     openings: int = 20  # candidate vs champion: each opening twice, colours swapped
     simulations: int = 64  # per move, the same for both sides (and for the uniform-MCTS reference)
-    promote_threshold: float = 0.55  # the candidate's score needed to become champion
+    gate: str = "fixed"  # "fixed": one round, promote at promote_threshold; "sprt": the sequential test of the arena chapter
+    promote_threshold: float = 0.55  # the fixed gate: the candidate's score needed to become champion
+    gate_target: float = 0.6  # the sequential gate: the score to promote (against 50%, which should not be)
+    gate_rounds: int = 4  # the sequential gate: at most this many rounds of 2 * openings games
     reference_openings: int = 10  # per reference opponent, each twice
     references: tuple[str, ...] = REFERENCE_PLAYERS
     every: int = 1  # evaluate against the references every this many iterations (and at the last)
@@ -99,10 +102,11 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "train.warmup_steps": (0, None), "train.weight_decay": (0, None), "train.grad_clip": (0, None),
     "train.value_loss_weight": (0, None), "train.value_target_mix": (0, 1),
     "arena.openings": (1, None), "arena.simulations": (1, 100_000), "arena.promote_threshold": (0, 1),
+    "arena.gate_target": (0.51, 0.99), "arena.gate_rounds": (1, 100),
     "arena.reference_openings": (1, None), "arena.every": (1, None)}
 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime"), "train.optimizer": ("adamw", "sgd"),
-                                       "train.lr_schedule": ("constant", "cosine", "step")}
+                                       "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt")}
 
 # %% ../nbs/06f_config.ipynb #420be12c
 def machine_memory() -> int:

@@ -24,7 +24,7 @@ from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpo
 from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_buffer, load_buffer
 from .trainer import Trainer, evaluate_losses
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
-from .arena import MatchResult, SearchPlayer, reference_player, play_match, wilson_interval, fit_elo
+from .arena import MatchResult, SearchPlayer, reference_player, play_match, wilson_interval, fit_elo, gate_verdict
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
@@ -172,13 +172,16 @@ def stage_arena(loop: Loop, iteration: int) -> dict:
     run, c, rng = loop.run, loop.config.arena, loop.rng(iteration, "arena")
     champion = run.champion()
     candidate, incumbent = loop.network_player(iteration, c.simulations), loop.network_player(champion, c.simulations)
-    openings = random_openings(c.openings, rng)
-    with loop.progress.task("arena vs champion", 2 * c.openings) as advance:
-        result = play_match(candidate, incumbent, openings, rng, advance, loop.workers)
-    low, high = wilson_interval(result.points_a, result.games)
-    return {"champion": champion, "wins": result.points_a, "games": result.games, "score": result.score,
-            "ci_low": low, "ci_high": high, "promoted": result.score >= c.promote_threshold,
-            "results": [asdict(result)]}
+    results, promoted = [], None
+    while promoted is None:  # rounds of fresh openings until the gate decides (the fixed gate: after one)
+        label = "arena vs champion" + (f" (round {len(results) + 1})" if results else "")
+        with loop.progress.task(label, 2 * c.openings) as advance:
+            results.append(play_match(candidate, incumbent, random_openings(c.openings, rng), rng, advance, loop.workers))
+        wins, games = sum(r.points_a for r in results), sum(r.games for r in results)
+        promoted = gate_verdict(wins, games, len(results), c.gate, c.promote_threshold, c.gate_target, c.gate_rounds)
+    low, high = wilson_interval(wins, games)
+    return {"champion": champion, "wins": wins, "games": games, "score": wins / games, "rounds": len(results),
+            "ci_low": low, "ci_high": high, "promoted": promoted, "results": [asdict(r) for r in results]}
 
 def all_results(records: list[Record]) -> list[MatchResult]:
     "Every match result recorded in the run."

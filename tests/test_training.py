@@ -277,6 +277,31 @@ def test_promotion_follows_the_scores_and_selfplay_uses_the_champion(tmp_path, m
     assert values["champion"] == 1 and asked == [1], (values, asked)
 
 
+def test_the_sequential_gate_plays_rounds_until_it_is_sure(tmp_path, monkeypatch):
+    "arena.gate=sprt: a clear winner is promoted after one round; a candidate equal to its champion plays every round."
+    config = apply_overrides(preset("tiny"), ["arena.openings=10", "arena.simulations=16", "arena.gate=sprt",
+                                              "arena.gate_rounds=3"])
+    run = RunDirectory(tmp_path / "run")
+    run.root.mkdir()
+    networks = {0: ContraryFactory(), 1: HeightFactory(), 2: HeightFactory()}
+    monkeypatch.setattr(Loop, "network_factory", lambda self, iteration: networks[iteration])
+    loop = Loop(run, config, Progress(quiet=True))
+
+    def arena(iteration):
+        values = stage_arena(loop, iteration)
+        append_record(run.records_path, Record("arena", iteration, 0.0, 0.0, values))
+        return values
+
+    clear = arena(1)
+    assert (clear["rounds"], clear["games"], clear["promoted"]) == (1, 20, True), clear
+    # The same network on both sides plays each opening's two games alike, so it wins exactly one of each pair: 50%,
+    # never decisive, so all three rounds are played and the evidence (below zero) keeps the champion.
+    equal = arena(2)
+    assert (equal["rounds"], equal["games"], equal["score"], equal["promoted"]) == (3, 60, 0.5, False), equal
+    assert [r["games"] for r in equal["results"]] == [20, 20, 20]
+    assert run.champion() == 1
+
+
 def test_optimizer_state_survives_a_resume(tmp_path):
     "A run stopped after iteration 1's training and resumed trains iteration 2 exactly as an uninterrupted run does."
     config = tiny(2)
@@ -319,6 +344,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "iterations=-3"], "'iterations' must be at least 1"),
     (["train", "--set", "channels=true"], "'channels' expects int"),
     (["train", "--set", "optimizer=adam"], "'train.optimizer' must be one of adamw, sgd"),
+    (["train", "--set", "arena.gate=vote"], "'arena.gate' must be one of fixed, sprt"),
+    (["train", "--set", "arena.gate_target=0.5"], "'arena.gate_target' must be at least 0.51"),
     (["train", "--run-dir", "afile"], "afile"),
     (["train", "--set", "x" * 100_000 + "=1"], "more characters"),  # a huge argument is not echoed back whole
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),

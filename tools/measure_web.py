@@ -20,9 +20,17 @@ POSITIONS = ["0000000000000000000000000/1//", "0000000000000000000000000/1/C3,D3
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
+    "Serves the site without a log line per request, and counts what it sends (the page's events miss what a worker's\n    own worker fetches, such as onnxruntime's wasm)."
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
                       ".mjs": "text/javascript", ".js": "text/javascript"}
+    served: list[tuple[str, int]] = []
+
     def log_message(self, *args): pass
+
+    def copyfile(self, source, outputfile):
+        start = source.tell()
+        super().copyfile(source, outputfile)
+        Quiet.served.append((self.path, source.tell() - start))
 
 
 def main():
@@ -41,16 +49,15 @@ def main():
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             page = browser.new_page()
-            downloaded = []
-            page.on("requestfinished", lambda r: downloaded.append((r.url, r.sizes()["responseBodySize"])))
             start = time.perf_counter()
             page.goto(url)
             page.wait_for_function("window.santorini && window.santorini.game.info !== null", timeout=120_000)
             page.wait_for_function("document.querySelector('#model').textContent.length > 0")
             loaded = time.perf_counter() - start
+            downloaded = list(Quiet.served)
             total = sum(size for _, size in downloaded)
             print(f"page ready (engine + model + first position) in {loaded:.1f} s; downloaded {total / 2**20:.1f} MiB in {len(downloaded)} requests")
-            for u, size in sorted(downloaded, key=lambda x: -x[1])[:5]: print(f"  {size / 2**20:6.2f} MiB  {u.split('/', 3)[-1]}")
+            for path, size in sorted(downloaded, key=lambda x: -x[1])[:6]: print(f"  {size / 2**20:6.2f} MiB  {path}")
             print(page.inner_text("#model"))
             times = []
             for position in POSITIONS:

@@ -48,14 +48,17 @@ class BenchConfig:
         "Settings are checked here, before any worker starts: each problem is one sentence naming it."
         if self.checkpoint is None: parse_net_size(self.net)  # a bad size fails here, not in the workers
         elif not os.path.isfile(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
-        if self.precision not in ("fp32", "bf16"): raise ValueError(f"precision must be fp32 or bf16, got {self.precision!r}")
+        if self.precision not in ("fp32", "bf16", "int8"):
+            raise ValueError(f"precision must be fp32, bf16 or int8, got {self.precision!r}")
         resolve_device(self.device)  # 'cuda' without a GPU fails here
         for name, low, high in (("seconds", 0.1, 3600), ("warmup", 0, 3600)):
             value = getattr(self, name)
             if not low <= value <= high: raise ValueError(f"--{name} must be between {low} and {high}, got {value}")
         if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"backend must be torch or onnxruntime, got {self.backend!r}")
-        if self.backend == "onnxruntime" and (self.device, self.precision, self.compile) != ("cpu", "fp32", False):
-            raise ValueError("the onnxruntime backend runs fp32 on the CPU: drop --device, --precision and --compile")
+        if self.backend == "onnxruntime" and ((self.device, self.compile) != ("cpu", False) or self.precision == "bf16"):
+            raise ValueError("the onnxruntime backend runs fp32 or int8 on the CPU: drop --device, --compile and bf16")
+        if self.precision == "int8" and self.backend != "onnxruntime":
+            raise ValueError("int8 is onnxruntime's static quantization (chapter 9): add --backend onnxruntime")
 
     def factory(self):
         "The picklable evaluator factory each worker calls: the torch network, or its ONNX export."
@@ -132,7 +135,11 @@ def run_bench(config: BenchConfig) -> dict:
         from santorini_az.export import export_onnx
         torch.manual_seed(config.seed)  # the same random network as NetworkFactory(net, seed) makes
         model = config.checkpoint or SantoriniNet(parse_net_size(config.net))
-        config = replace(config, onnx=str(export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")))
+        exported = export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")
+        if config.precision == "int8":
+            from santorini_az.export import game_positions, quantize_int8
+            exported = quantize_int8(exported, exported.with_name("bench-int8.onnx"), game_positions(20, seed=10)[:512])
+        config = replace(config, onnx=str(exported))
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(config.workers), context.Queue()
     processes = [context.Process(target=_bench_worker, args=(w, config, barrier, queue), daemon=True)
@@ -159,6 +166,7 @@ def run_bench(config: BenchConfig) -> dict:
                 games_per_hour=round(3600 * simulations / (config.sims * mean_length), 1) if mean_length else None,
                 peak_memory_mb=round(peak, 1), net=parse_net_size(config.net).name if not config.checkpoint else config.checkpoint,
                 precision=config.precision, device=config.device, compile=config.compile, backend=config.backend,
+                onnx=config.onnx,  # the file onnxruntime ran (the int8 copy with --precision int8)
                 games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
                 selfplay_positions_per_s=round(evaluated, 1), mean_game_plies=round(mean_length, 1) if mean_length else None,

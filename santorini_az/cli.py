@@ -64,7 +64,7 @@ def show(position: str = typer.Argument(..., help="A position in notation, or 's
 # %% ../nbs/11_cli.ipynb #6fa128ca
 @app.command()
 def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (random weights)."),
-          precision: str = typer.Option("fp32", help="fp32 or bf16."),
+          precision: str = typer.Option("fp32", help="fp32, bf16 (torch, where the CPU has it) or int8 (onnxruntime's static quantization)."),
           device: str = typer.Option("cpu", help="cpu or cuda."),
           games: int = typer.Option(256, min=1, help="Games in flight, over all workers."),
           sims: int = typer.Option(200, min=1, help="Simulations per move."),
@@ -74,11 +74,11 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           warmup: float = typer.Option(10.0, min=0, help="Seconds of self-play before measuring."),
           checkpoint: str = typer.Option(None, help="Benchmark this checkpoint instead of a random net."),
           compile: bool = typer.Option(False, "--compile", help="Use torch.compile for the network (compiled first, not timed)."),
-          backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, fp32 on the CPU)."),
+          backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, on the CPU; with --precision int8, quantized)."),
           json: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     "Measure network-only positions/s and self-play simulations/s in the same run, and their ratio."
     from santorini_az.bench import BenchConfig, print_bench, run_bench
-    if precision not in ("fp32", "bf16"): fail(f"precision must be fp32 or bf16, got {precision!r}")
+    if precision not in ("fp32", "bf16", "int8"): fail(f"precision must be fp32, bf16 or int8, got {precision!r}")
     if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
     try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup, checkpoint,
                               compile=compile, backend=backend)

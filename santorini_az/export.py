@@ -28,7 +28,8 @@ from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fo
 
 # %% auto #0
 __all__ = ['ONNX_FORMAT', 'OPSET', 'ReferenceHeads', 'ExportError', 'export_onnx', 'onnx_metadata', 'OnnxEvaluator',
-           'OnnxFactory', 'game_positions', 'parity', 'compare_speed', 'onnx_factory', 'export_command']
+           'OnnxFactory', 'game_positions', 'parity', 'compare_speed', 'quantize_int8', 'int8_accuracy', 'onnx_factory',
+           'export_command']
 
 # %% ../nbs/09_export.ipynb #e8e6b8f3
 class ReferenceHeads(nn.Module):
@@ -156,6 +157,42 @@ def compare_speed(checkpoint_or_model, onnx_path: str | Path, batch_sizes=(1, 16
     print(f"{'batch':>6} {'torch pos/s':>12} {'onnxruntime pos/s':>18} {'ratio':>6}")
     for r in rows: print(f"{r['batch']:>6} {r['torch']:>12,.0f} {r['onnxruntime']:>18,.0f} {r['onnxruntime'] / r['torch']:>6.2f}")
     return rows
+
+# %% ../nbs/09_export.ipynb #ca0c2b87
+def quantize_int8(onnx_path: str | Path, out_path: str | Path, calibration: np.ndarray) -> Path:
+    """A static int8 copy of the ONNX network at `onnx_path` (per-channel int8 weights, uint8 activations), its
+    activation ranges calibrated on `calibration` (planes [N, 5, 5, 9]); written atomically to `out_path`."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Batches(CalibrationDataReader):
+        def __init__(self): self.batches = iter(np.array_split(np.asarray(calibration, np.float32), max(1, len(calibration) // 64)))
+        def get_next(self): return next(({"input": b} for b in self.batches), None)
+
+    out_path = Path(out_path)
+    with atomic_path(out_path) as temporary, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # onnxruntime advises pre-processing, which the line below does
+        prepared = temporary.with_name(temporary.name + ".pre.onnx")
+        try:
+            quant_pre_process(str(onnx_path), str(prepared))
+            quantize_static(str(prepared), str(temporary), Batches(), quant_format=QuantFormat.QDQ, per_channel=True,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        finally: prepared.unlink(missing_ok=True)
+        model = onnx.load(str(temporary))
+        onnx.helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props
+                                              if not p.key.startswith("onnx.")}, "precision": "int8"})
+        onnx.save(model, str(temporary))
+    return out_path
+
+# %% ../nbs/09_export.ipynb #f233a73c
+def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarray) -> dict[str, float]:
+    "How the int8 network differs from the fp32 one on `planes`: top-move agreement, policy and value differences."
+    (fp32_logits, fp32_values), (int8_logits, int8_values) = (OnnxEvaluator(p).evaluate(planes) for p in (fp32_path, int8_path))
+    policy_difference = np.abs(np.exp(fp32_logits) - np.exp(int8_logits))
+    value_difference = np.abs(fp32_values - int8_values)
+    return {"positions": len(planes), "top_move_agrees": float((fp32_logits.argmax(1) == int8_logits.argmax(1)).mean()),
+            "policy_max": float(policy_difference.max()), "policy_mean": float(policy_difference.sum(1).mean() / 2),
+            "value_max": float(value_difference.max()), "value_mean": float(value_difference.mean())}
 
 # %% ../nbs/09_export.ipynb #a927a177
 def onnx_factory(path: str | Path, threads: int = 1) -> OnnxFactory:

@@ -253,5 +253,18 @@ def test_bench_onnxruntime_backend_runs():
     from santorini_az.bench import BenchConfig, run_bench
     result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime"))
     assert result["backend"] == "onnxruntime" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
-    with pytest.raises(ValueError, match="runs fp32 on the CPU"):
+    with pytest.raises(ValueError, match="runs fp32 or int8 on the CPU"):
         BenchConfig(backend="onnxruntime", precision="bf16")
+    with pytest.raises(ValueError, match="add --backend onnxruntime"):
+        BenchConfig(precision="int8")
+
+
+@pytest.mark.slow
+def test_bench_int8_runs_the_quantized_export():
+    # --precision int8 times onnxruntime's static int8 copy of the export, and says so.
+    import onnx
+    from santorini_az.bench import BenchConfig, run_bench
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime",
+                                   precision="int8"))
+    assert result["precision"] == "int8" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
+    assert any(node.op_type == "QuantizeLinear" for node in onnx.load(result["onnx"]).graph.node)

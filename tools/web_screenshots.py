@@ -1,0 +1,65 @@
+"""Take the screenshots of web/README.md: the app mid-game with the shipped model, 3D and 2D, after a hint.
+
+    .venv/bin/python tools/web_screenshots.py [--plies 6] [--seed 3] [--out web/screenshots]
+
+Serves web/dist (build it first: `cd web && npm run build`) on 127.0.0.1, plays `--plies` random moves for the
+human by clicking the 2D board (the engine answers at difficulty hard, 800 simulations), asks for a hint, and saves
+app-3d.png and app-2d.png. The page's seed makes the engine's moves, and so the pictures, reproducible."""
+import argparse
+import os
+import random
+import sys
+import threading
+import http.server
+import functools
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.test_web import click_move, wait_for_my_turn_or_end  # noqa: E402  (the end-to-end tests' page helpers)
+from tools.measure_web import Quiet  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plies", type=int, default=6, help="human moves to play before the pictures")
+    parser.add_argument("--seed", type=int, default=3, help="seed of the human's random moves and of the page's engine")
+    parser.add_argument("--out", type=Path, default=ROOT / "web" / "screenshots")
+    args = parser.parse_args()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(Quiet, directory=str(ROOT / "web" / "dist")))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        os.environ["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"
+        from playwright.sync_api import sync_playwright
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page.set_default_timeout(180_000)
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/?view=2d&poll=0&seed={args.seed}")
+            page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+            page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
+            rng = random.Random(args.seed)
+            for _ in range(args.plies):
+                game = wait_for_my_turn_or_end(page)
+                if game["info"]["winner"] is not None: break
+                click_move(page, rng.choice(game["info"]["legal"]))
+                page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+            wait_for_my_turn_or_end(page)
+            page.click("#hint")
+            page.wait_for_function("document.querySelector('#hinttext').textContent.startsWith('hint')")
+            args.out.mkdir(parents=True, exist_ok=True)
+            page.select_option("#view", "3d")
+            page.wait_for_timeout(1500)  # the 3D board's first frames
+            page.screenshot(path=str(args.out / "app-3d.png"))
+            page.select_option("#view", "2d")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(args.out / "app-2d.png"))
+            browser.close()
+            print(f"saved {args.out / 'app-3d.png'} and {args.out / 'app-2d.png'}")
+    finally:
+        server.shutdown(); server.server_close()
+
+
+if __name__ == "__main__":
+    main()

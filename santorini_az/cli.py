@@ -162,7 +162,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greed
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
           workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
-          backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
+          backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
     from santorini_az.play import run_match, match_summary
@@ -178,7 +178,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
              seed: int = typer.Option(0, min=0, help="Random seed."),
              workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
-             backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime)."),
+             backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime)."),
              quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
@@ -192,7 +192,7 @@ def inspect(position: str = typer.Argument(..., help="A position in notation, or
             checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
-            backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime).")):
+            backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table
@@ -206,7 +206,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position."),
-         backend: str = typer.Option("torch", help="Run networks on torch or onnxruntime (a .onnx file always runs on onnxruntime).")):
+         backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")):
     "Play against the engine in the terminal, moves in notation (C3 to place, C3>C4^D5 to move and build)."
     from santorini_az.play import play_game
     state = read_position(position)

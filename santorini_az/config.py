@@ -56,7 +56,7 @@ class RunConfig:
     holdout_simulations: int = 64
     threads: int = 0  # torch threads for training (0: one per available core); a search always uses one per worker
     workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
-    backend: str = "onnxruntime"  # what runs the network in searches: "torch", or its ONNX export on onnxruntime
+    backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, or "onnxruntime-int8"
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     arena: ArenaConfig = field(default_factory=ArenaConfig)
@@ -105,7 +105,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "arena.gate_target": (0.51, 0.99), "arena.gate_rounds": (1, 100),
     "arena.reference_openings": (1, None), "arena.every": (1, None)}
 
-CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime"), "train.optimizer": ("adamw", "sgd"),
+CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt")}
 
 # %% ../nbs/06f_config.ipynb #420be12c

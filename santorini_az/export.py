@@ -9,8 +9,10 @@ Docs: https://santorini-az.github.io/santorini_az/export.html.md"""
 from __future__ import annotations
 
 import json
+import os
 import random
 import warnings
+from importlib.resources import files
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -27,9 +29,9 @@ from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fo
                                   measure_throughput)
 
 # %% auto #0
-__all__ = ['ONNX_FORMAT', 'OPSET', 'ReferenceHeads', 'ExportError', 'export_onnx', 'onnx_metadata', 'OnnxEvaluator',
-           'OnnxFactory', 'game_positions', 'parity', 'compare_speed', 'quantize_int8', 'int8_accuracy', 'onnx_factory',
-           'export_command']
+__all__ = ['ONNX_FORMAT', 'OPSET', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'export_onnx', 'onnx_metadata', 'OnnxEvaluator',
+           'OnnxFactory', 'game_positions', 'parity', 'compare_speed', 'quantize_int8', 'int8_accuracy', 'made_from',
+           'onnx_factory', 'export_command']
 
 # %% ../nbs/09_export.ipynb #e8e6b8f3
 class ReferenceHeads(nn.Module):
@@ -195,13 +197,31 @@ def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarr
             "value_max": float(value_difference.max()), "value_mean": float(value_difference.mean())}
 
 # %% ../nbs/09_export.ipynb #a927a177
-def onnx_factory(path: str | Path, threads: int = 1) -> OnnxFactory:
-    "An `OnnxFactory` for an ONNX file, or for a checkpoint (exported beside it, once, as CHECKPOINT.onnx)."
+PACKAGE = Path(str(files("santorini_az"))).resolve()  # the installed package's folder
+
+def made_from(path: Path, suffix: str) -> Path:
+    """Where a file made from `path` goes: beside it (NAME + `suffix`), except for the package's own files, such as
+    the shipped champion, whose folder may be read-only: those go to the user's cache."""
+    if PACKAGE in path.resolve().parents:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "santorini_az"
+        cache.mkdir(parents=True, exist_ok=True)
+        return cache / (path.stem + suffix)
+    return path.with_suffix(suffix)
+
+def _stale(made: Path, source: Path) -> bool: return not made.exists() or made.stat().st_mtime < source.stat().st_mtime
+
+def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> OnnxFactory:
+    """An `OnnxFactory` for an ONNX file, or for a checkpoint (exported once, to CHECKPOINT.onnx beside it); with
+    `int8`, for its static int8 copy (made once, as NAME.int8.onnx)."""
     path = Path(path)
     if path.suffix != ".onnx":
-        exported = path.with_suffix(".onnx")
-        if not exported.exists() or exported.stat().st_mtime < path.stat().st_mtime: export_onnx(path, exported)
+        exported = made_from(path, ".onnx")
+        if _stale(exported, path): export_onnx(path, exported)
         path = exported
+    if int8 and onnx_metadata(path).get("precision") != "int8":
+        quantized = made_from(path, ".int8.onnx")
+        if _stale(quantized, path): quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
+        path = quantized
     onnx_metadata(path)  # a clear error now rather than in a worker process
     return OnnxFactory(str(path), threads)
 

@@ -62,9 +62,9 @@ class Loop:
     def network_factory(self, iteration: int) -> EvaluatorFactory:
         "The recipe for iteration `iteration`'s network, built in whichever process searches with it (one thread each)."
         checkpoint = self.run.checkpoint(iteration)
-        if self.config.backend == "onnxruntime":  # chapter 9: exported once, beside the checkpoint
+        if self.config.backend != "torch":  # chapter 9: exported once, beside the checkpoint (and quantized for int8)
             from santorini_az.export import onnx_factory
-            return onnx_factory(checkpoint)
+            return onnx_factory(checkpoint, int8=self.config.backend == "onnxruntime-int8")
         return NetworkFactory(checkpoint=str(checkpoint), threads=1)
 
     def network_player(self, iteration: int, simulations: int) -> SearchPlayer:

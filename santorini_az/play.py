@@ -32,17 +32,17 @@ __all__ = ['BACKENDS', 'player', 'search_player', 'run_match', 'match_summary', 
            'principal_variation', 'inspect', 'inspect_position', 'inspect_table', 'play_game']
 
 # %% ../nbs/06j_play.ipynb #1c6e5a7e
-BACKENDS = ("torch", "onnxruntime")
+BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
 
 def player(spec: str, simulations: int = 64, backend: str = "torch"):
     "The arena player of `spec` (RunError, one sentence, if the spec names nothing usable)."
     if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     try:
-        if spec.endswith(".onnx") or (backend == "onnxruntime" and spec not in REFERENCE_PLAYERS):
+        if spec.endswith(".onnx") or (backend != "torch" and spec not in REFERENCE_PLAYERS):
             from santorini_az.export import onnx_factory  # chapter 9: the network exported to ONNX
             path = CHAMPION if spec == "champion" else Path(spec)
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
-            return SearchPlayer(path.stem, onnx_factory(path), simulations)
+            return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8"), simulations)
         return player_from_spec(spec, simulations)
     except ValueError as e: raise RunError(str(e)) from None
 

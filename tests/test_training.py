@@ -161,6 +161,16 @@ def test_the_default_engine_setup_in_a_run(tmp_path):
     assert RunConfig().workers == 0 and RunConfig().backend == "onnxruntime"  # every core, onnxruntime: the default
 
 
+def test_a_run_searches_with_the_int8_network(tmp_path):
+    "backend=onnxruntime-int8: each checkpoint is exported and quantized beside itself, and the searches run on that."
+    from santorini_az.export import onnx_metadata
+    run = run_training(tmp_path / "run", apply_overrides(tiny(1), ["backend=onnxruntime-int8"]), progress=Progress(quiet=True))
+    for iteration in (0, 1):
+        assert onnx_metadata(run.root / "checkpoints" / f"iter-{iteration:04d}.int8.onnx")["precision"] == "int8"
+    values = {r.stage: r.values for r in run.records()}
+    assert values["selfplay"]["positions"] > 0 and values["arena"]["games"] > 0
+
+
 def test_resume_after_interrupted_stage(tmp_path, monkeypatch):
     "A kill inside the train stage (after self-play saved its games): resume redoes train only, reusing the games."
     run_dir = tmp_path / "run"
@@ -351,6 +361,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
     (["bench", "--device", "cuda"], "no CUDA GPU"),
     (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
+    (["bench", "--precision", "int8"], "add --backend onnxruntime"),
+    (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),
     (["train", "--set", "selfplay.simulations=100000"], "for the search trees, more than this machine can give"),
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),

@@ -96,6 +96,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "selfplay.simulations": (1, 100_000), "selfplay.c_puct": (0, None), "selfplay.fpu_value": (-1, 1),
     "selfplay.dirichlet_alpha": (1e-6, None), "selfplay.dirichlet_fraction": (0, 1), "selfplay.temperature": (1e-3, None),
     "selfplay.temperature_plies": (0, None), "selfplay.max_nodes": (0, None), "selfplay.games": (1, None),
+    "selfplay.full_search_share": (0, 1), "selfplay.fast_simulations": (0, 100_000),
     "selfplay.games_in_flight": (1, None), "selfplay.resign_threshold": (-2, 1),
     "train.batch_size": (1, None), "train.steps_per_iteration": (1, None), "train.learning_rate": (0, 10),
     "train.lr_min_fraction": (0, 1), "train.lr_step_every": (1, None), "train.lr_step_factor": (0, 1),
@@ -150,6 +151,9 @@ def check_config(config: RunConfig) -> RunConfig:
         if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    if config.selfplay.fast_simulations > config.selfplay.simulations:
+        raise ValueError(f"setting 'selfplay.fast_simulations' must be at most selfplay.simulations "
+                         f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")
     check_memory(config)
     unknown = [r for r in config.arena.references if r not in REFERENCE_PLAYERS]
     if unknown: raise ValueError(f"setting 'arena.references' has unknown opponent {unknown[0]!r}: "

@@ -25,8 +25,8 @@ from .evaluator import Evaluator, EvaluatorFactory
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
            'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position',
            'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node', 'add_child',
-           'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'select_leaves',
-           'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
+           'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'move_budget',
+           'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
            'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions',
            'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
            'play_games']
@@ -320,6 +320,7 @@ class Games(NamedTuple):
     finished        [B] bool           the game is over and waits to be collected
     winner          [B] int8           who won a finished game
     simulations     [B] int32          simulations done at the current root
+    full            [B] bool           the current move gets a full search (`simulations`), not a fast one
     leaf            [B] int32          node waiting for the network (ROOT: the root's own evaluation; NO_LEAF: none)
     path_nodes      [B, N] int32       nodes of the current walk, root first
     path_edges      [B, N] int32       edges taken by the current walk
@@ -328,6 +329,7 @@ class Games(NamedTuple):
     noise           [B, 128] float64   Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python)
     noise_used      [B] bool           `noise` has been consumed and must be redrawn
     uniform         [B] float64        a uniform draw for the next move choice (refilled every step)
+    coin            [B] float64        a uniform draw for the next move's search, full or fast (refilled when used)
     plies           [B] int32          actions played so far in the game
     total_simulations [B] int64        simulations done in the slot since it was made (for measuring speed)
     log_heights     [B, L, 25] int8    the root position before each action ...
@@ -335,12 +337,14 @@ class Games(NamedTuple):
     log_player      [B, L] int8
     log_policy      [B, L, 153] float32  ... the root visit distribution (the policy target) ...
     log_value       [B, L] float32     ... the root search value for the player to move ...
+    log_full        [B, L] bool        ... whether that search was a full one (a training target) ...
     log_action      [B, L] int16       ... and the action played
     """
     active: np.ndarray
     finished: np.ndarray
     winner: np.ndarray
     simulations: np.ndarray
+    full: np.ndarray
     leaf: np.ndarray
     path_nodes: np.ndarray
     path_edges: np.ndarray
@@ -349,6 +353,7 @@ class Games(NamedTuple):
     noise: np.ndarray
     noise_used: np.ndarray
     uniform: np.ndarray
+    coin: np.ndarray
     plies: np.ndarray
     total_simulations: np.ndarray
     log_heights: np.ndarray
@@ -356,6 +361,7 @@ class Games(NamedTuple):
     log_player: np.ndarray
     log_policy: np.ndarray
     log_value: np.ndarray
+    log_full: np.ndarray
     log_action: np.ndarray
 
 def empty_games(batch: int, max_nodes: int) -> Games:
@@ -363,18 +369,23 @@ def empty_games(batch: int, max_nodes: int) -> Games:
     b, n, l = batch, max_nodes, MAX_PLIES
     return Games(
         active=np.zeros(b, np.bool_), finished=np.zeros(b, np.bool_), winner=np.zeros(b, np.int8),
-        simulations=np.zeros(b, np.int32), leaf=np.zeros(b, np.int32), path_nodes=np.zeros((b, n), np.int32),
+        simulations=np.zeros(b, np.int32), full=np.ones(b, np.bool_), leaf=np.zeros(b, np.int32), path_nodes=np.zeros((b, n), np.int32),
         path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
         evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, MAX_LEGAL), np.float64),
-        noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), plies=np.zeros(b, np.int32),
+        noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), coin=np.zeros(b, np.float64), plies=np.zeros(b, np.int32),
         total_simulations=np.zeros(b, np.int64),
         log_heights=np.zeros((b, l, CELLS), np.int8), log_workers=np.zeros((b, l, 4), np.int8),
         log_player=np.zeros((b, l), np.int8), log_policy=np.zeros((b, l, N_ACTIONS), np.float32),
-        log_value=np.zeros((b, l), np.float32), log_action=np.zeros((b, l), np.int16))
+        log_value=np.zeros((b, l), np.float32), log_full=np.zeros((b, l), np.bool_), log_action=np.zeros((b, l), np.int16))
 
 # %% ../nbs/05_engine.ipynb #c79a098d
 @njit(cache=True)
-def select_leaves(tree, games, simulations, c_puct, fpu_value, planes, leaf_games) -> int:
+def move_budget(games, g, simulations, fast_simulations) -> int:
+    "The simulations of game `g`'s current move: all of them for a full search, `fast_simulations` for a fast one."
+    return simulations if games.full[g] else fast_simulations
+
+@njit(cache=True)
+def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, planes, leaf_games) -> int:
     "Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used."
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
@@ -383,7 +394,7 @@ def select_leaves(tree, games, simulations, c_puct, fpu_value, planes, leaf_game
             games.leaf[g], games.path_length[g] = ROOT, 0
         else:
             games.leaf[g] = NO_LEAF
-            while games.simulations[g] < simulations:
+            while games.simulations[g] < move_budget(games, g, simulations, fast_simulations):
                 leaf, depth = descend(tree, g, c_puct, fpu_value, games.path_nodes[g], games.path_edges[g])
                 if tree.edge_count[g, leaf] == 0:  # a finished game: -1 for its player to move, no network needed
                     backup(tree, g, games.path_nodes[g], games.path_edges[g], depth, tree.node_player[g, leaf],
@@ -420,7 +431,7 @@ def expand_leaves(tree, games, rows, leaf_games, logits, values, noise_fraction)
         leaf = games.leaf[g]
         expand_node(tree, g, leaf, logits[r], np.float64(values[r]))
         if games.path_length[g] == 0:  # the root's own evaluation
-            if noise_fraction > 0: add_root_noise(tree, games, g, noise_fraction)
+            if noise_fraction > 0 and games.full[g]: add_root_noise(tree, games, g, noise_fraction)
         else:
             backup(tree, g, games.path_nodes[g], games.path_edges[g], games.path_length[g], tree.node_player[g, leaf],
                    tree.node_value[g, leaf])
@@ -495,6 +506,7 @@ def log_root(tree, games, g) -> None:
     games.log_heights[g, ply] = tree.node_heights[g, ROOT]
     games.log_workers[g, ply] = tree.node_workers[g, ROOT]
     games.log_player[g, ply] = tree.node_player[g, ROOT]
+    games.log_full[g, ply] = games.full[g]
     games.log_policy[g, ply] = 0.0
     total_visits, value_sum = 0, tree.node_value[g, ROOT]
     for e in range(first, first + count):
@@ -508,13 +520,14 @@ def log_root(tree, games, g) -> None:
 
 # %% ../nbs/05_engine.ipynb #8b8d1feb
 @njit(cache=True)
-def play_moves(tree, games, simulations, temperature, temperature_plies, noise_fraction, reuse_tree) -> int:
+def play_moves(tree, games, simulations, fast_simulations, full_search_share, temperature, temperature_plies,
+               noise_fraction, reuse_tree) -> int:
     "Every game that has done its simulations logs its root and plays a move; returns how many games finished."
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g] or not tree.node_expanded[g, ROOT]: continue
-        if games.simulations[g] < simulations: continue
+        if games.simulations[g] < move_budget(games, g, simulations, fast_simulations): continue
         log_root(tree, games, g)
         e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
         games.log_action[g, games.plies[g]] = tree.edge_action[g, e]
@@ -524,6 +537,7 @@ def play_moves(tree, games, simulations, temperature, temperature_plies, noise_f
             child = add_child(tree, g, ROOT, tree.edge_action[g, e])
             tree.edge_child[g, e] = child
         games.simulations[g] = 0
+        games.full[g] = games.coin[g] < full_search_share  # always, when the share is 1 (the draw is below 1)
         if tree.edge_count[g, child] == 0:  # the game is over: the player to move there has lost
             games.finished[g] = True
             games.winner[g] = 1 - tree.node_player[g, child]
@@ -537,7 +551,8 @@ def play_moves(tree, games, simulations, temperature, temperature_plies, noise_f
                 set_root(tree, g, tree.node_heights[g, ROOT], tree.node_workers[g, ROOT], player)
         else:
             set_root(tree, g, tree.node_heights[g, child], tree.node_workers[g, child], player)
-        if tree.node_expanded[g, ROOT] and noise_fraction > 0: add_root_noise(tree, games, g, noise_fraction)
+        if tree.node_expanded[g, ROOT] and noise_fraction > 0 and games.full[g]:
+            add_root_noise(tree, games, g, noise_fraction)
     return finished
 
 # %% ../nbs/05_engine.ipynb #24202f0c
@@ -559,6 +574,7 @@ class GameRecord:
     legal: np.ndarray  # [T, 153] bool: legal actions
     player: np.ndarray  # [T] int8: player to move
     root_value: np.ndarray  # [T] float32: root search value for the player to move
+    full_search: np.ndarray  # [T] bool: the action came from a full search (its policy is a training target)
     action: np.ndarray  # [T] int16: action played
     winner: int  # 0 or 1
     evaluators: tuple[int, int] = (0, 0)  # index of the evaluator that searched for player 0 and for player 1
@@ -592,7 +608,7 @@ def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -
     planes, legal = np.zeros((t, SIZE, SIZE, N_PLANES), np.float32), np.zeros((t, N_ACTIONS), np.bool_)
     encode_positions(heights, workers, players, planes, legal)
     return GameRecord(start, planes, games.log_policy[g, :t].copy(), legal, players.copy(),
-                      games.log_value[g, :t].copy(), games.log_action[g, :t].copy(), int(winner),
+                      games.log_value[g, :t].copy(), games.log_full[g, :t].copy(), games.log_action[g, :t].copy(), int(winner),
                       tuple(int(e) for e in games.evaluator[g]), game_id)
 
 # %% ../nbs/05_engine.ipynb #1d88d8a9
@@ -627,7 +643,7 @@ class SelfPlay:
     def start_game(self, slot: int, state: State, game_id: int = 0, evaluators: tuple[int, int] = (0, 0)):
         "Begin a game from `state` in a free `slot`; returns its record at once if `state` is already finished."
         g = self.games
-        g.plies[slot], g.simulations[slot], g.evaluator[slot] = 0, 0, evaluators
+        g.plies[slot], g.simulations[slot], g.full[slot], g.evaluator[slot] = 0, 0, True, evaluators  # a full first move
         if state.winner() is not None: return make_record(g, slot, state, game_id, state.winner())
         set_root(self.tree, slot, *state_to_arrays(state))
         g.active[slot], g.finished[slot] = True, False
@@ -642,11 +658,13 @@ class SelfPlay:
             g.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             g.noise_used[used] = False
         self.rng.random(out=g.uniform)
-        rows = select_leaves(self.tree, g, c.simulations, c.c_puct, c.fpu_value, self.planes, self.leaf_games)
+        if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
+        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, self.planes,
+                             self.leaf_games)
         if rows: self._evaluate(rows)
         expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, c.dirichlet_fraction)
-        if not play_moves(self.tree, g, c.simulations, c.temperature, c.temperature_plies, c.dirichlet_fraction,
-                          c.reuse_tree): return []
+        if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,
+                          c.temperature_plies, c.dirichlet_fraction, c.reuse_tree): return []
         records = []
         for slot in np.flatnonzero(g.finished).tolist():
             game_id, start = self.started[slot]
@@ -714,7 +732,8 @@ def search_positions(states: Sequence[State], evaluate: Evaluator, config: Searc
             used = np.flatnonzero(games.noise_used)
             games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             games.noise_used[used] = False
-        rows = select_leaves(tree, games, c.simulations, c.c_puct, c.fpu_value, engine.planes, engine.leaf_games)
+        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, engine.planes,
+                             engine.leaf_games)  # every root here is a full search
         if rows == 0: break
         engine._evaluate(rows)
         expand_leaves(tree, games, rows, engine.leaf_games, engine.logits, engine.values, c.dirichlet_fraction)

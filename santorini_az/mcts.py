@@ -36,15 +36,17 @@ class SearchConfig:
     temperature: float = 1.0  # move choice ~ visits ** (1 / temperature) for the first `temperature_plies` actions ...
     temperature_plies: int = 0  # ... then the most visited action (temperature 0)
     reuse_tree: bool = True  # keep the chosen child's subtree after each move
+    full_search_share: float = 1.0  # playout-cap randomisation (compiled self-play): this share of moves gets all
+    fast_simulations: int = 0  # `simulations`, the rest this many, no root noise, and no place among the training targets
     max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
 
     @property
     def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
 
     def for_match(self, simulations: int | None = None) -> "SearchConfig":
-        "The same search for playing to win: no noise, always the most visited move (and `simulations` if given)."
+        "The same search for playing to win: no noise, always the most visited move, every move searched in full."
         return replace(self, simulations=self.simulations if simulations is None else simulations,
-                       dirichlet_fraction=0.0, temperature_plies=0)
+                       dirichlet_fraction=0.0, temperature_plies=0, full_search_share=1.0)
 
 # %% ../nbs/03_mcts.ipynb #77a81e58
 TERMINAL_VALUE = -1.0  # a finished game is lost for the player to move (see the game chapter)

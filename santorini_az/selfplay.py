@@ -42,10 +42,11 @@ def play_selfplay(factory: EvaluatorFactory, config: SelfPlayConfig, seed: int =
 
 # %% ../nbs/06c_selfplay.ipynb #f980281c
 def games_to_examples(games: Sequence[GameRecord], generation: int = 0) -> Examples:
-    "All positions of `games`, one after the other, as training examples of `generation`."
+    "The fully searched positions of `games`, one after the other, as training examples of `generation`."
     def examples(g: GameRecord) -> Examples:
-        return Examples(g.planes.astype(np.uint8), g.policy, g.legal, g.result, g.root_value,
-                        np.full(len(g), generation, np.int32))
+        full = g.full_search
+        return Examples(g.planes[full].astype(np.uint8), g.policy[full], g.legal[full], g.result[full],
+                        g.root_value[full], np.full(int(full.sum()), generation, np.int32))
     return concat_examples([examples(g) for g in games])
 
 # %% ../nbs/06c_selfplay.ipynb #e0ca78cf
@@ -61,6 +62,7 @@ def selfplay_stats(games: Sequence[GameRecord], resign_threshold: float = -0.9) 
     judged = [(r, w) for r, w in resigners if r is not None]
     false = sum(r == w for r, w in judged)
     return {"games": len(games), "positions": int(plies.sum()), "mean_plies": float(plies.mean()),
+            "training_positions": int(sum(g.full_search.sum() for g in games)),
             "first_player_wins": float(np.mean([g.winner == 0 for g in games])),
             "would_resign": len(judged), "false_resignations": int(false),
             "false_resignation_rate": false / len(judged) if judged else 0.0}

@@ -13,13 +13,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from .game import State, initial_state, random_openings
 from .mcts import SearchConfig
 from .evaluator import EvaluatorFactory
 from .engine import GamePool, GameRecord, play_games
 from .replay import Examples, concat_examples
 
 # %% auto #0
-__all__ = ['SelfPlayConfig', 'play_selfplay', 'games_to_examples', 'would_resign', 'selfplay_stats']
+__all__ = ['SelfPlayConfig', 'selfplay_starts', 'play_selfplay', 'games_to_examples', 'would_resign', 'selfplay_stats']
 
 # %% ../nbs/06c_selfplay.ipynb #87a2ecc0
 @dataclass
@@ -31,6 +32,15 @@ class SelfPlayConfig(SearchConfig):
     games: int = 64  # games per self-play stage
     games_in_flight: int = 256  # games searched at once (one network batch), over all workers
     resign_threshold: float = -0.9  # a player "would resign" when its root value drops below this (measured only)
+    random_placements: float = 0.0  # share of games that start from a random placement of the four workers
+
+# %% ../nbs/06c_selfplay.ipynb #ae481c29
+def selfplay_starts(config: SelfPlayConfig, seed: int) -> list[State]:
+    "Where each of `config.games` games starts: the empty board, or a random placement for a `random_placements` share."
+    rng = np.random.default_rng([seed, 1])
+    placed = rng.random(config.games) < config.random_placements
+    openings = iter(random_openings(int(placed.sum()), rng, distinct=False))
+    return [next(openings) if p else initial_state() for p in placed]
 
 # %% ../nbs/06c_selfplay.ipynb #686e3ffc
 def play_selfplay(factory: EvaluatorFactory, config: SelfPlayConfig, seed: int = 0, workers: int | GamePool = 1,
@@ -38,6 +48,7 @@ def play_selfplay(factory: EvaluatorFactory, config: SelfPlayConfig, seed: int =
     "Play `config.games` self-play games with evaluators built by `factory`; the engine's records, in order."
     return play_games(factory, config.games, config, games_in_flight=max(1, min(config.games, config.games_in_flight)),
                       seed=seed, workers=workers, threads_per_worker=threads_per_worker,
+                      start_positions=selfplay_starts(config, seed),
                       progress=(lambda *_: progress(1)) if progress else None)
 
 # %% ../nbs/06c_selfplay.ipynb #f980281c

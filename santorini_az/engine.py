@@ -329,7 +329,7 @@ class Games(NamedTuple):
     noise           [B, 128] float64   Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python)
     noise_used      [B] bool           `noise` has been consumed and must be redrawn
     uniform         [B] float64        a uniform draw for the next move choice (refilled every step)
-    coin            [B] float64        a uniform draw for the next move's search, full or fast (refilled when used)
+    coin            [B] float64        a uniform draw for the next move's search, full or fast (refilled each step with caps)
     plies           [B] int32          actions played so far in the game
     total_simulations [B] int64        simulations done in the slot since it was made (for measuring speed)
     log_heights     [B, L, 25] int8    the root position before each action ...
@@ -369,14 +369,15 @@ def empty_games(batch: int, max_nodes: int) -> Games:
     b, n, l = batch, max_nodes, MAX_PLIES
     return Games(
         active=np.zeros(b, np.bool_), finished=np.zeros(b, np.bool_), winner=np.zeros(b, np.int8),
-        simulations=np.zeros(b, np.int32), full=np.ones(b, np.bool_), leaf=np.zeros(b, np.int32), path_nodes=np.zeros((b, n), np.int32),
-        path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
+        simulations=np.zeros(b, np.int32), full=np.ones(b, np.bool_), leaf=np.zeros(b, np.int32),
+        path_nodes=np.zeros((b, n), np.int32), path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
         evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, MAX_LEGAL), np.float64),
-        noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), coin=np.zeros(b, np.float64), plies=np.zeros(b, np.int32),
-        total_simulations=np.zeros(b, np.int64),
+        noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), coin=np.zeros(b, np.float64),
+        plies=np.zeros(b, np.int32), total_simulations=np.zeros(b, np.int64),
         log_heights=np.zeros((b, l, CELLS), np.int8), log_workers=np.zeros((b, l, 4), np.int8),
         log_player=np.zeros((b, l), np.int8), log_policy=np.zeros((b, l, N_ACTIONS), np.float32),
-        log_value=np.zeros((b, l), np.float32), log_full=np.zeros((b, l), np.bool_), log_action=np.zeros((b, l), np.int16))
+        log_value=np.zeros((b, l), np.float32), log_full=np.zeros((b, l), np.bool_),
+        log_action=np.zeros((b, l), np.int16))
 
 # %% ../nbs/05_engine.ipynb #c79a098d
 @njit(cache=True)
@@ -608,7 +609,8 @@ def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -
     planes, legal = np.zeros((t, SIZE, SIZE, N_PLANES), np.float32), np.zeros((t, N_ACTIONS), np.bool_)
     encode_positions(heights, workers, players, planes, legal)
     return GameRecord(start, planes, games.log_policy[g, :t].copy(), legal, players.copy(),
-                      games.log_value[g, :t].copy(), games.log_full[g, :t].copy(), games.log_action[g, :t].copy(), int(winner),
+                      games.log_value[g, :t].copy(), games.log_full[g, :t].copy(), games.log_action[g, :t].copy(),
+                      int(winner),
                       tuple(int(e) for e in games.evaluator[g]), game_id)
 
 # %% ../nbs/05_engine.ipynb #1d88d8a9

@@ -9,7 +9,7 @@ Docs: https://santorini-az.github.io/santorini_az/arena.html.md"""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
@@ -23,10 +23,10 @@ from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
 from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
-__all__ = ['SPRT_ERRORS', 'NETWORK_FPU', 'REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict',
-           'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer',
-           'pairing_schedule', 'SearchPlayer', 'reference_player', 'checkpoint_factory', 'search_factory',
-           'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
+__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict', 'promotion_chance',
+           'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer', 'pairing_schedule',
+           'SearchPlayer', 'reference_player', 'checkpoint_factory', 'search_factory', 'player_from_spec',
+           'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
 
 # %% ../nbs/06d_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -157,15 +157,11 @@ def pairing_schedule(n_openings: int) -> list[tuple[int, bool]]:
     return [(i, first) for i in range(n_openings) for first in (True, False)]
 
 # %% ../nbs/06d_arena.ipynb #6d31fad6
-NETWORK_FPU = -0.5  # a network's search counts a move it has not looked at yet as half a loss (see "FPU" below)
-
 class SearchPlayer:
     "Plays the most visited move of a noise-free PUCT search guided by the evaluator that `factory` builds."
     def __init__(self, name: str, factory: EvaluatorFactory, config: SearchConfig | int = 64):
-        "`config`: the search, or a number of simulations for a network's search (FPU `NETWORK_FPU`)."
         self.name, self.factory = name, factory
-        if isinstance(config, int): config = SearchConfig(simulations=config, fpu_value=NETWORK_FPU)
-        self.config = config.for_match()
+        self.config = (SearchConfig(simulations=config) if isinstance(config, int) else config).for_match()
         self._evaluate: Evaluator | None = None
 
     @property
@@ -184,8 +180,7 @@ def reference_player(name: str, simulations: int = 64) -> Player:
     "A fixed reference opponent: 'random', 'greedy', 'mcts' (uniform prior, zero value, `simulations` per move) or α-β."
     if name == "random": return RandomPlayer()
     if name == "greedy": return GreedyPlayer()
-    if name == "mcts":  # FPU 0: knowing no values, the uniform search spreads its simulations over every move
-        return SearchPlayer("mcts", UniformFactory(), SearchConfig(simulations=simulations, fpu_value=0.0))
+    if name == "mcts": return SearchPlayer("mcts", UniformFactory(), simulations)
     if name in REFERENCE_PLAYERS and name.startswith("alphabeta"):
         from santorini_az.alphabeta import AlphaBetaPlayer  # chapter 8: the classical engine, at a fixed depth
         return AlphaBetaPlayer(int(name[len("alphabeta"):]))
@@ -248,7 +243,7 @@ def _outcomes_on_engine(first: SearchPlayer, second: SearchPlayer, openings: lis
                         progress: Callable[[int], None] | None, workers: int | GamePool) -> list[GameOutcome]:
     "The whole match on the compiled engine: factory 0 searches for `first`, factory 1 for `second`."
     schedule = pairing_schedule(len(openings))
-    records = play_games([first.factory, second.factory], len(schedule), [first.config, second.config],
+    records = play_games([first.factory, second.factory], len(schedule), first.config,
                          games_in_flight=len(schedule), seed=int(rng.integers(2**31)),
                          start_positions=[openings[i] for i, _ in schedule], workers=workers,
                          evaluators=[(0, 1) if first_moves else (1, 0) for _, first_moves in schedule],
@@ -262,7 +257,7 @@ def match_outcomes(first: Player, second: Player, openings: list[State], rng: np
                    max_plies: int = 200) -> list[GameOutcome]:
     "Each opening played twice, colours swapped, between `first` and `second`; `progress(n)` hears of finished games."
     both_search = isinstance(first, SearchPlayer) and isinstance(second, SearchPlayer)
-    if both_search and replace(first.config, fpu_value=0.0) == replace(second.config, fpu_value=0.0):  # one engine
+    if both_search and first.config == second.config:
         return _outcomes_on_engine(first, second, openings, rng, progress, workers)
     return _outcomes_by_turns(first, second, openings, rng, progress, max_plies)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
@@ -27,9 +27,9 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node', 'add_child',
            'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'move_budget',
            'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
-           'encode_positions', 'GameRecord', 'make_record', 'engine_search', 'SelfPlay', 'LinearEvaluator',
-           'search_positions', 'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool',
-           'close_worker_pools', 'play_games']
+           'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions',
+           'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
+           'play_games']
 
 # %% ../nbs/05_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -386,13 +386,11 @@ def move_budget(games, g, simulations, fast_simulations) -> int:
     return simulations if games.full[g] else fast_simulations
 
 @njit(cache=True)
-def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_values, planes, leaf_games) -> int:
-    """Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used.
-    `fpu_values[k]`: the FPU of evaluator k's searches (an arena game searches with its root player's)."""
+def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, planes, leaf_games) -> int:
+    "Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used."
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g]: continue
-        fpu_value = fpu_values[games.evaluator[g, tree.node_player[g, ROOT]]]
         if not tree.node_expanded[g, ROOT]:  # a new root: its own evaluation comes first and is not a simulation
             games.leaf[g], games.path_length[g] = ROOT, 0
         else:
@@ -615,25 +613,14 @@ def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -
                       int(winner),
                       tuple(int(e) for e in games.evaluator[g]), game_id)
 
-# %% ../nbs/05_engine.ipynb #d791d8f0
-def engine_search(config: SearchConfig | Sequence[SearchConfig] | None, evaluators: int) -> tuple[SearchConfig, np.ndarray]:
-    "The engine's search settings and its FPU per evaluator, from one config for all or one per evaluator."
-    configs = list(config) if isinstance(config, (list, tuple)) else [config or SearchConfig()]
-    if len(configs) not in (1, evaluators): raise ValueError(f"{len(configs)} search configs for {evaluators} evaluators")
-    if any(replace(c, fpu_value=0.0) != replace(configs[0], fpu_value=0.0) for c in configs):
-        raise ValueError("the searches of one engine may differ in their fpu_value only")
-    fpus = [c.fpu_value for c in configs] * (evaluators if len(configs) == 1 else 1)
-    return configs[0], np.array(fpus, np.float64)
-
-
 # %% ../nbs/05_engine.ipynb #1d88d8a9
 class SelfPlay:
     "Up to `slots` games searched at once in this process, one network call per simulation step."
 
-    def __init__(self, evaluators: Evaluator | Sequence[Evaluator], config: SearchConfig | Sequence[SearchConfig] | None = None,
+    def __init__(self, evaluators: Evaluator | Sequence[Evaluator], config: SearchConfig | None = None,
                  slots: int = 256, rng: np.random.Generator | None = None):
         self.evaluators = list(evaluators) if isinstance(evaluators, (list, tuple)) else [evaluators]
-        self.config, self.fpu_values = engine_search(config, len(self.evaluators))
+        self.config = config or SearchConfig()
         self.slots = slots
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.tree = empty_tree(self.slots, self.config.nodes)
@@ -674,7 +661,7 @@ class SelfPlay:
             g.noise_used[used] = False
         self.rng.random(out=g.uniform)
         if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
-        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, self.fpu_values, self.planes,
+        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, self.planes,
                              self.leaf_games)
         if rows: self._evaluate(rows)
         expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, c.dirichlet_fraction)
@@ -747,7 +734,7 @@ def search_positions(states: Sequence[State], evaluate: Evaluator, config: Searc
             used = np.flatnonzero(games.noise_used)
             games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             games.noise_used[used] = False
-        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, engine.fpu_values, engine.planes,
+        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, engine.planes,
                              engine.leaf_games)  # every root here is a full search
         if rows == 0: break
         engine._evaluate(rows)
@@ -880,14 +867,13 @@ def close_worker_pools() -> None:
 
 # %% ../nbs/05_engine.ipynb #33d8d386
 def play_games(make_evaluator: EvaluatorFactory | Sequence[EvaluatorFactory], n_games: int,
-               config: SearchConfig | Sequence[SearchConfig] | None = None, games_in_flight: int = 256, seed: int = 0,
+               config: SearchConfig | None = None, games_in_flight: int = 256, seed: int = 0,
                start_positions: Sequence[State] | None = None, workers: int | GamePool | None = None,
                progress: Callable[[GameRecord, int, int], None] | None = None,
                evaluators: Sequence[tuple[int, int]] | None = None, threads_per_worker: int = 1) -> list[GameRecord]:
     """Play `n_games` games of self-play (or, with several factories, arena games); records in request order.
 
-    `make_evaluator`: a factory (or a list of factories) of evaluators, called once in each worker. `config`: the
-    search of every game, or one per factory that differ in `fpu_value` only (see `engine_search`).
+    `make_evaluator`: a factory (or a list of factories) of evaluators, called once in each worker.
     `games_in_flight`: games searched at once, over all workers. Worker w draws from `default_rng([seed, w])`.
     `start_positions`: one State per game (default: the empty board). `evaluators[i]` = (index of the factory that
     searches for player 0, for player 1) in game i (default (0, 0)). `progress(record, done, n_games)` is called

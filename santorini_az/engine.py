@@ -25,11 +25,11 @@ from .evaluator import Evaluator, EvaluatorFactory
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
            'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position',
            'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node', 'add_child',
-           'set_root', 'select_edge', 'expand_node', 'backup', 'descend', 'Games', 'empty_games', 'move_budget',
-           'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge', 'log_root', 'play_moves',
-           'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_positions',
-           'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
-           'play_games']
+           'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Games', 'empty_games',
+           'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge',
+           'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord', 'make_record', 'SelfPlay',
+           'LinearEvaluator', 'search_positions', 'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool',
+           'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/05_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -295,11 +295,23 @@ def backup(tree, g, path_nodes, path_edges, depth, leaf_player, value) -> None:
 TERMINAL_VALUE = -1.0  # a finished game is lost for the player to move
 
 @njit(cache=True)
-def descend(tree, g, c_puct, fpu_value, path_nodes, path_edges) -> tuple:
-    "Walk game `g` from the root to a leaf; (leaf node, path depth). The path lands in `path_nodes`, `path_edges`."
+def forced_edge(tree, g, forced_k) -> int:
+    "The root edge furthest below its forced visits sqrt(k * P * N) (see 'Forced playouts' below); -1 if none is."
+    first, searched = tree.edge_start[g, ROOT], tree.node_visits[g, ROOT] - 1
+    best, best_gap = -1, 0.0
+    for e in range(first, first + tree.edge_count[g, ROOT]):
+        gap = math.sqrt(forced_k * tree.edge_prior[g, e] * searched) - tree.edge_visits[g, e]
+        if gap > best_gap: best, best_gap = e, gap
+    return best
+
+@njit(cache=True)
+def descend(tree, g, c_puct, fpu_value, forced_k, path_nodes, path_edges) -> tuple:
+    """Walk game `g` from the root to a leaf; (leaf node, path depth). The path lands in `path_nodes`, `path_edges`.
+    `forced_k` > 0 turns on forced playouts at the root."""
     node, depth = ROOT, 0
     while True:
-        e = select_edge(tree, g, node, c_puct, fpu_value)
+        e = forced_edge(tree, g, forced_k) if depth == 0 and forced_k > 0 else -1
+        if e < 0: e = select_edge(tree, g, node, c_puct, fpu_value)
         path_nodes[depth], path_edges[depth] = node, e
         depth += 1
         child = tree.edge_child[g, e]
@@ -386,8 +398,9 @@ def move_budget(games, g, simulations, fast_simulations) -> int:
     return simulations if games.full[g] else fast_simulations
 
 @njit(cache=True)
-def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, planes, leaf_games) -> int:
-    "Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used."
+def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, forced_k, planes, leaf_games) -> int:
+    """Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used.
+    Full searches use forced playouts when `forced_k` > 0."""
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g]: continue
@@ -396,7 +409,8 @@ def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value,
         else:
             games.leaf[g] = NO_LEAF
             while games.simulations[g] < move_budget(games, g, simulations, fast_simulations):
-                leaf, depth = descend(tree, g, c_puct, fpu_value, games.path_nodes[g], games.path_edges[g])
+                leaf, depth = descend(tree, g, c_puct, fpu_value, forced_k if games.full[g] else 0.0,
+                                      games.path_nodes[g], games.path_edges[g])
                 if tree.edge_count[g, leaf] == 0:  # a finished game: -1 for its player to move, no network needed
                     backup(tree, g, games.path_nodes[g], games.path_edges[g], depth, tree.node_player[g, leaf],
                            TERMINAL_VALUE)
@@ -500,8 +514,30 @@ def choose_edge(tree, g, temperature, uniform) -> int:
 
 # %% ../nbs/05_engine.ipynb #b3a83a7c
 @njit(cache=True)
-def log_root(tree, games, g) -> None:
-    "Record game `g`'s root position, visit distribution and search value before its next action."
+def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
+    """`out[k]`: the visits of root edge k less those forced playouts gave it beyond what PUCT would have (policy
+    target pruning, see 'Forced playouts' below); the most visited edge keeps all of its visits."""
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    searched, sqrt_n = tree.node_visits[g, ROOT] - 1, math.sqrt(tree.node_visits[g, ROOT])
+    best = first
+    for e in range(first, first + count):
+        if tree.edge_visits[g, e] > tree.edge_visits[g, best]: best = e
+    n_best = tree.edge_visits[g, best]
+    best_score = tree.edge_value_sum[g, best] / max(n_best, 1) + c_puct * tree.edge_prior[g, best] * sqrt_n / (1 + n_best)
+    for k in range(count):
+        e, n = first + k, tree.edge_visits[g, first + k]
+        out[k] = n
+        if e == best or n == 0: continue
+        gap = best_score - tree.edge_value_sum[g, e] / n  # how far its exploration term may grow
+        if gap <= 0: continue  # PUCT would have chosen it anyway: keep every visit
+        needed = c_puct * tree.edge_prior[g, e] * sqrt_n / gap - 1  # the fewest visits PUCT alone would give it
+        kept = min(n, math.ceil(max(n - math.sqrt(forced_k * tree.edge_prior[g, e] * searched), needed)))
+        out[k] = kept if kept > 1 else 0  # an edge left with one visit is dropped altogether
+
+@njit(cache=True)
+def log_root(tree, games, g, c_puct=1.0, forced_k=0.0) -> None:
+    """Record game `g`'s root position, visit distribution and search value before its next action.
+    With forced playouts (`forced_k` > 0) the visit distribution is the pruned one."""
     ply = games.plies[g]
     first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     games.log_heights[g, ply] = tree.node_heights[g, ROOT]
@@ -509,27 +545,28 @@ def log_root(tree, games, g) -> None:
     games.log_player[g, ply] = tree.node_player[g, ROOT]
     games.log_full[g, ply] = games.full[g]
     games.log_policy[g, ply] = 0.0
-    total_visits, value_sum = 0, tree.node_value[g, ROOT]
+    visits = tree.edge_visits[g, first:first + count].copy()
+    if forced_k > 0: pruned_visits(tree, g, c_puct, forced_k, visits)
+    total_visits, value_sum = visits.sum(), tree.node_value[g, ROOT]
     for e in range(first, first + count):
-        total_visits += tree.edge_visits[g, e]
         value_sum += tree.edge_value_sum[g, e]  # left to right from the root's own value, as mcts.root_value sums
-    for e in range(first, first + count):
-        share = tree.edge_visits[g, e] / total_visits if total_visits > 0 else tree.edge_prior[g, e]
-        games.log_policy[g, ply, tree.edge_action[g, e]] = share
+    for k in range(count):
+        share = visits[k] / total_visits if total_visits > 0 else tree.edge_prior[g, first + k]
+        games.log_policy[g, ply, tree.edge_action[g, first + k]] = share
     # the mean of every value backed up through the root, its own evaluation included (mcts.root_value)
     games.log_value[g, ply] = value_sum / tree.node_visits[g, ROOT]
 
 # %% ../nbs/05_engine.ipynb #8b8d1feb
 @njit(cache=True)
 def play_moves(tree, games, simulations, fast_simulations, full_search_share, temperature, temperature_plies,
-               noise_fraction, reuse_tree) -> int:
+               noise_fraction, reuse_tree, c_puct=1.0, forced_k=0.0) -> int:
     "Every game that has done its simulations logs its root and plays a move; returns how many games finished."
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g] or not tree.node_expanded[g, ROOT]: continue
         if games.simulations[g] < move_budget(games, g, simulations, fast_simulations): continue
-        log_root(tree, games, g)
+        log_root(tree, games, g, c_puct, forced_k if games.full[g] else 0.0)
         e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
         games.log_action[g, games.plies[g]] = tree.edge_action[g, e]
         games.plies[g] += 1
@@ -661,12 +698,13 @@ class SelfPlay:
             g.noise_used[used] = False
         self.rng.random(out=g.uniform)
         if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
-        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, self.planes,
+        forced_k = c.forced_playouts if c.dirichlet_fraction > 0 else 0.0  # only where root noise asks for exploring
+        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k, self.planes,
                              self.leaf_games)
         if rows: self._evaluate(rows)
         expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, c.dirichlet_fraction)
         if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,
-                          c.temperature_plies, c.dirichlet_fraction, c.reuse_tree): return []
+                          c.temperature_plies, c.dirichlet_fraction, c.reuse_tree, c.c_puct, forced_k): return []
         records = []
         for slot in np.flatnonzero(g.finished).tolist():
             game_id, start = self.started[slot]
@@ -734,7 +772,7 @@ def search_positions(states: Sequence[State], evaluate: Evaluator, config: Searc
             used = np.flatnonzero(games.noise_used)
             games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             games.noise_used[used] = False
-        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, engine.planes,
+        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, 0.0, engine.planes,
                              engine.leaf_games)  # every root here is a full search
         if rows == 0: break
         engine._evaluate(rows)

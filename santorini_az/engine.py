@@ -523,7 +523,8 @@ def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
     for e in range(first, first + count):
         if tree.edge_visits[g, e] > tree.edge_visits[g, best]: best = e
     n_best = tree.edge_visits[g, best]
-    best_score = tree.edge_value_sum[g, best] / max(n_best, 1) + c_puct * tree.edge_prior[g, best] * sqrt_n / (1 + n_best)
+    best_q = tree.edge_value_sum[g, best] / max(n_best, 1)
+    best_score = best_q + c_puct * tree.edge_prior[g, best] * sqrt_n / (1 + n_best)
     for k in range(count):
         e, n = first + k, tree.edge_visits[g, first + k]
         out[k] = n
@@ -535,7 +536,7 @@ def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
         out[k] = kept if kept > 1 else 0  # an edge left with one visit is dropped altogether
 
 @njit(cache=True)
-def log_root(tree, games, g, c_puct=1.0, forced_k=0.0) -> None:
+def log_root(tree, games, g, c_puct, forced_k) -> None:
     """Record game `g`'s root position, visit distribution and search value before its next action.
     With forced playouts (`forced_k` > 0) the visit distribution is the pruned one."""
     ply = games.plies[g]
@@ -559,7 +560,7 @@ def log_root(tree, games, g, c_puct=1.0, forced_k=0.0) -> None:
 # %% ../nbs/05_engine.ipynb #8b8d1feb
 @njit(cache=True)
 def play_moves(tree, games, simulations, fast_simulations, full_search_share, temperature, temperature_plies,
-               noise_fraction, reuse_tree, c_puct=1.0, forced_k=0.0) -> int:
+               noise_fraction, reuse_tree, c_puct, forced_k) -> int:
     "Every game that has done its simulations logs its root and plays a move; returns how many games finished."
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
@@ -699,8 +700,8 @@ class SelfPlay:
         self.rng.random(out=g.uniform)
         if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
         forced_k = c.forced_playouts if c.dirichlet_fraction > 0 else 0.0  # only where root noise asks for exploring
-        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k, self.planes,
-                             self.leaf_games)
+        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k,
+                             self.planes, self.leaf_games)
         if rows: self._evaluate(rows)
         expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, c.dirichlet_fraction)
         if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,

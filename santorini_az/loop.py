@@ -110,8 +110,9 @@ def stage_init(loop: Loop, iteration: int) -> dict:
 
 def stage_holdout(loop: Loop, iteration: int) -> dict:
     c, rng = loop.config, loop.rng(iteration, "holdout")
+    # the same yardstick whatever the run's self-play settings
     settings = replace(c.selfplay, games=c.holdout_games, simulations=c.holdout_simulations, full_search_share=1.0,
-                       random_placements=0.0, forced_playouts=0.0)  # the same yardstick whatever the run's self-play settings
+                       random_placements=0.0, forced_playouts=0.0)
     with loop.progress.task("holdout games", settings.games) as advance:
         games = play_selfplay(UniformFactory(), settings, seed=int(rng.integers(2**31)), progress=advance)
     examples = games_to_examples(games)

@@ -38,7 +38,7 @@ class SearchConfig:
     reuse_tree: bool = True  # keep the chosen child's subtree after each move
     full_search_share: float = 1.0  # playout-cap randomisation (compiled self-play): this share of moves gets all
     fast_simulations: int = 0  # `simulations`, the rest this many, no root noise, and no place among the training targets
-    forced_playouts: float = 0.0  # k of forced playouts at a noised root (compiled self-play; 0 = off), pruned from the targets
+    forced_playouts: float = 0.0  # k of forced playouts at a noised root (compiled self-play; 0 = off), pruned from targets
     max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
 
     @property

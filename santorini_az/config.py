@@ -76,7 +76,7 @@ def preset(name: str) -> RunConfig:
                          arena=ArenaConfig(openings=3, simulations=12, reference_openings=2))
     if name == "cpu":  # reference matches every other iteration (~15% more iterations)
         return RunConfig(selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
-                         train=TrainConfig(value_target_mix=0.5), arena=ArenaConfig(every=2))
+                         train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0), arena=ArenaConfig(every=2))
     if name == "seed":
         return RunConfig(name="seed", preset="seed", iterations=200, channels=256, blocks=8,
                          threads=0, replay_capacity=500_000, replay_generations=20, holdout_games=64, holdout_simulations=200,
@@ -101,7 +101,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "train.batch_size": (1, None), "train.steps_per_iteration": (1, None), "train.learning_rate": (0, 10),
     "train.lr_min_fraction": (0, 1), "train.lr_step_every": (1, None), "train.lr_step_factor": (0, 1),
     "train.warmup_steps": (0, None), "train.weight_decay": (0, None), "train.grad_clip": (0, None),
-    "train.value_loss_weight": (0, None), "train.value_target_mix": (0, 1),
+    "train.value_loss_weight": (0, None), "train.value_target_mix": (0, 1), "train.reach_loss_weight": (0, None),
     "arena.openings": (1, None), "arena.simulations": (1, 100_000), "arena.promote_threshold": (0, 1),
     "arena.gate_target": (0.51, 0.99), "arena.gate_rounds": (1, 100),
     "arena.reference_openings": (1, None), "arena.every": (1, None)}

@@ -98,13 +98,20 @@ class SantoriniNet(nn.Module):
         self.value_fc1 = nn.Linear(BOARD * BOARD, 64)
         self.value_fc2 = nn.Linear(64, 1)
 
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
+        "The features [B, channels, 5, 5] both heads read, from planes [B, 5, 5, 9]."
         x = planes.permute(0, 3, 1, 2)  # NHWC -> NCHW (a view)
-        x = self.blocks(F.relu(self.stem(x)))
+        return self.blocks(F.relu(self.stem(x)))
+
+    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        "(policy logits [B, 153], value [B]) from the trunk's features."
         policy = self.policy_fc(F.relu(self.policy_conv(x)).flatten(1))
         value = F.relu(self.value_conv(x)).flatten(1)
         value = torch.tanh(self.value_fc2(F.relu(self.value_fc1(value))))
         return policy, value.squeeze(1)
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.heads(self.trunk(planes))
 
 # %% ../nbs/04_network.ipynb #d7856470
 def random_planes(batch_size: int, seed: int | None = None) -> np.ndarray:

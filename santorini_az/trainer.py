@@ -21,8 +21,8 @@ from .files import atomic_write_bytes
 from .replay import Examples, ReplayBuffer
 
 # %% auto #0
-__all__ = ['masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'network_outputs',
-           'batch_losses', 'Trainer', 'evaluate_losses']
+__all__ = ['masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'reach_maps', 'ReachHead',
+           'reach_loss', 'network_outputs', 'batch_losses', 'Trainer', 'evaluate_losses']
 
 # %% ../nbs/06b_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -57,6 +57,7 @@ class TrainConfig:
     value_loss_weight: float = 1.0
     value_target_mix: float = 0.0  # 0 = game result, 1 = root search value, between = a blend
     augment: bool = True  # random board symmetry per sampled position
+    reach_loss_weight: float = 0.0  # weight of the auxiliary reach maps' loss (see "An auxiliary target"); 0 = off
 
 def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
     "The learning rate for optimiser step `step` (0-based) of `total_steps` planned."
@@ -70,6 +71,37 @@ def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
         return low + (peak - low) * 0.5 * (1 + math.cos(math.pi * progress))
     raise ValueError(f"unknown lr_schedule {config.lr_schedule!r}: use constant, cosine or step")
 
+# %% ../nbs/06b_trainer.ipynb #a7c31e02
+def reach_maps(planes: torch.Tensor) -> torch.Tensor:
+    "[B, 4, 5, 5] 0/1 from planes [B, 5, 5, 9]: my reachable cells, my winning ones; the opponent's two, the same."
+    x = planes.permute(0, 3, 1, 2)  # [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two
+    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)  # [B, 5, 5]
+    free = (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])  # no worker and no dome
+    maps = []
+    for workers in (x[:, 5:7], x[:, 7:9]):
+        reach = torch.zeros_like(levels)
+        for w in range(2):
+            worker = workers[:, w]  # one-hot [B, 5, 5], all zero before the worker is placed
+            height = (worker * levels).sum((1, 2)).view(-1, 1, 1)
+            around = F.max_pool2d(worker[:, None], 3, stride=1, padding=1)[:, 0] - worker  # the 8 neighbours
+            reach = torch.maximum(reach, around * free * (levels <= height + 1).to(x.dtype))
+        maps += [reach, reach * x[:, 3]]  # stepping onto level 3 wins
+    return torch.stack(maps, 1)
+
+# %% ../nbs/06b_trainer.ipynb #a7c31e07
+class ReachHead(torch.nn.Module):
+    "Predicts `reach_maps` (four logits a cell) from trunk features [B, channels, 5, 5]; used only in training."
+    def __init__(self, channels: int):
+        super().__init__()
+        self.layers = torch.nn.Sequential(torch.nn.Conv2d(channels, channels, 3, padding=1), torch.nn.ReLU(),
+                                          torch.nn.Conv2d(channels, 4, 1))
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor: return self.layers(features)
+
+def reach_loss(logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
+    "Mean binary cross-entropy of the head's `logits` [B, 4, 5, 5] against the `reach_maps` of `planes`."
+    return F.binary_cross_entropy_with_logits(logits, reach_maps(planes))
+
 # %% ../nbs/06b_trainer.ipynb #fba6f7e9
 def network_outputs(model: torch.nn.Module, planes: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     "(logits [B, 153], values [B]) of `model` for input planes [B, 5, 5, 9]."
@@ -77,13 +109,22 @@ def network_outputs(model: torch.nn.Module, planes: np.ndarray | torch.Tensor) -
     logits, values = model(x)
     return logits, values.reshape(-1)
 
-def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig) -> dict[str, torch.Tensor]:
-    "The policy, value and total loss of `model` on `batch`."
-    logits, values = network_outputs(model, batch.planes)
+def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
+                 reach_head: ReachHead | None = None) -> dict[str, torch.Tensor]:
+    "The policy, value and total loss of `model` on `batch`; with a `reach_head`, its auxiliary loss too."
+    planes = torch.as_tensor(batch.planes, dtype=torch.float32)
+    if reach_head is None: logits, values = network_outputs(model, planes)
+    else:
+        features = model.trunk(planes)  # one pass through the trunk feeds all three heads
+        logits, values = model.heads(features)
     legal = torch.as_tensor(batch.legal)
     p_loss = policy_loss(logits, torch.as_tensor(batch.policy, dtype=torch.float32), legal)
     v_loss = value_loss(values, torch.as_tensor(batch.value_target(config.value_target_mix)))
-    return {"policy_loss": p_loss, "value_loss": v_loss, "loss": p_loss + config.value_loss_weight * v_loss}
+    losses = {"policy_loss": p_loss, "value_loss": v_loss, "loss": p_loss + config.value_loss_weight * v_loss}
+    if reach_head is not None:
+        losses["reach_loss"] = reach_loss(reach_head(features), planes)
+        losses["loss"] = losses["loss"] + config.reach_loss_weight * losses["reach_loss"]
+    return losses
 
 # %% ../nbs/06b_trainer.ipynb #75c0ed4c
 class Trainer:
@@ -91,11 +132,16 @@ class Trainer:
 
     def __init__(self, model: torch.nn.Module, config: TrainConfig, total_steps: int):
         self.model, self.config, self.total_steps, self.step = model, config, total_steps, 0
+        self.reach_head = None
+        if config.reach_loss_weight > 0:
+            if not hasattr(model, "trunk"): raise ValueError("reach_loss_weight > 0 needs a SantoriniNet (its trunk)")
+            self.reach_head = ReachHead(model.config.channels)
+        parameters = [*model.parameters(), *(self.reach_head.parameters() if self.reach_head else [])]
         if config.optimizer == "adamw":
-            self.optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate,
+            self.optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate,
                                                weight_decay=config.weight_decay)
         elif config.optimizer == "sgd":
-            self.optimizer = torch.optim.SGD(model.parameters(), lr=config.learning_rate, momentum=0.9,
+            self.optimizer = torch.optim.SGD(parameters, lr=config.learning_rate, momentum=0.9,
                                              weight_decay=config.weight_decay, nesterov=True)
         else: raise ValueError(f"unknown optimizer {config.optimizer!r}: use adamw or sgd")
 
@@ -104,7 +150,7 @@ class Trainer:
         self.model.train()
         lr = learning_rate_at(self.step, self.total_steps, self.config)
         for group in self.optimizer.param_groups: group["lr"] = lr
-        losses = batch_losses(self.model, batch, self.config)
+        losses = batch_losses(self.model, batch, self.config, self.reach_head)
         self.optimizer.zero_grad(set_to_none=True)
         losses["loss"].backward()
         grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
@@ -124,14 +170,16 @@ class Trainer:
         return {k: v / max(1, steps) for k, v in totals.items()}
 
     def save_state(self, path: Path | str) -> None:
-        "Save the optimiser state and step count (the weights go in the network checkpoint)."
+        "Save the optimiser state, the step count and the reach head (the network's weights go in its checkpoint)."
         state = {"optimizer": self.optimizer.state_dict(), "step": self.step}
+        if self.reach_head: state["reach_head"] = self.reach_head.state_dict()
         atomic_write_bytes(path, lambda f: torch.save(state, f))
 
     def load_state(self, path: Path | str) -> None:
         "Restore what `save_state` saved."
         state = torch.load(path, weights_only=True)
         self.optimizer.load_state_dict(state["optimizer"]); self.step = int(state["step"])
+        if self.reach_head and "reach_head" in state: self.reach_head.load_state_dict(state["reach_head"])
 
 # %% ../nbs/06b_trainer.ipynb #005c5300
 @torch.no_grad()

@@ -23,10 +23,11 @@ from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
 from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
-__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict', 'promotion_chance',
-           'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer', 'pairing_schedule',
-           'SearchPlayer', 'reference_player', 'checkpoint_factory', 'search_factory', 'player_from_spec',
-           'GameOutcome', 'match_outcomes', 'match_result', 'play_match']
+__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict',
+           'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer',
+           'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
+           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result',
+           'play_match']
 
 # %% ../nbs/06d_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -174,17 +175,29 @@ class SearchPlayer:
         return [action_from_index(s, int(np.argmax(row))) for s, row in zip(states, counts)]
 
 # %% ../nbs/06d_arena.ipynb #b5e1ce9b
-REFERENCE_PLAYERS = ("random", "greedy", "mcts", "alphabeta1", "alphabeta2", "alphabeta4")
+REFERENCE_PLAYERS = ("random", "greedy", "mcts", "alphabeta1", "alphabeta2", "alphabeta4")  # a run's references
+ALPHABETA_DEPTHS = range(1, 13)  # `alphabetaN`, N in 1..12: the classical engine searching N plies deep
+
+def alphabeta_depth(name: str) -> int | None:
+    "The depth that `name` asks of α-β ('alphabeta6' -> 6), or None if it names no depth from 1 to 12."
+    digits = name.removeprefix("alphabeta")
+    if digits == name or not digits.isdigit() or int(digits) not in ALPHABETA_DEPTHS: return None
+    return int(digits)
+
+def is_reference(name: str) -> bool:
+    "Does `name` name a reference opponent: random, greedy, mcts, or α-β at a depth from 1 to 12?"
+    return name in REFERENCE_PLAYERS or alphabeta_depth(name) is not None
+
 
 def reference_player(name: str, simulations: int = 64) -> Player:
     "A fixed reference opponent: 'random', 'greedy', 'mcts' (uniform prior, zero value, `simulations` per move) or α-β."
     if name == "random": return RandomPlayer()
     if name == "greedy": return GreedyPlayer()
     if name == "mcts": return SearchPlayer("mcts", UniformFactory(), simulations)
-    if name in REFERENCE_PLAYERS and name.startswith("alphabeta"):
+    if alphabeta_depth(name) is not None:
         from santorini_az.alphabeta import AlphaBetaPlayer  # chapter 8: the classical engine, at a fixed depth
-        return AlphaBetaPlayer(int(name[len("alphabeta"):]))
-    raise ValueError(f"unknown reference opponent {name!r}: use one of {', '.join(REFERENCE_PLAYERS)}")
+        return AlphaBetaPlayer(alphabeta_depth(name))
+    raise ValueError(f"unknown reference opponent {name!r}: use random, greedy, mcts or alphabetaN (N from 1 to 12)")
 
 CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors"))  # the network the course ships
 
@@ -202,12 +215,12 @@ def search_factory(spec: str, threads: int = 1) -> EvaluatorFactory:
     if spec == "mcts": return UniformFactory()
     if spec == "champion": return checkpoint_factory(CHAMPION, threads)
     if not Path(spec).exists():
-        raise ValueError(f"no such checkpoint {spec!r} (or use champion, or one of {', '.join(REFERENCE_PLAYERS)})")
+        raise ValueError(f"no such checkpoint {spec!r} (or use champion, random, greedy, mcts or alphabetaN)")
     return checkpoint_factory(spec, threads)
 
 def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:
     "A player from a spec: a reference opponent, 'champion' or the path of a checkpoint (named after the file)."
-    if spec in REFERENCE_PLAYERS: return reference_player(spec, simulations)
+    if is_reference(spec): return reference_player(spec, simulations)
     return SearchPlayer("champion" if spec == "champion" else Path(spec).stem, search_factory(spec, threads), simulations)
 
 # %% ../nbs/06d_arena.ipynb #8cb2f6e6

@@ -156,8 +156,8 @@ def report(run: str = typer.Argument(..., help="A run directory.")):
     for path in paths: typer.echo(str(path))
 
 @app.command()
-def arena(first: str = typer.Argument(..., help="A checkpoint, or random | greedy | mcts."),
-          second: str = typer.Argument(..., help="A checkpoint, or random | greedy | mcts."),
+def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
+          second: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),

@@ -23,7 +23,7 @@ from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
 from .replay import save_examples
-from .arena import MatchResult, SearchPlayer, REFERENCE_PLAYERS, CHAMPION, player_from_spec, play_match, wilson_interval
+from .arena import MatchResult, SearchPlayer, CHAMPION, is_reference, player_from_spec, play_match, wilson_interval
 from .rundir import RunError
 from .progress import Progress
 
@@ -38,7 +38,7 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
     "The arena player of `spec` (RunError, one sentence, if the spec names nothing usable)."
     if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     try:
-        if spec.endswith(".onnx") or (backend != "torch" and spec not in REFERENCE_PLAYERS):
+        if spec.endswith(".onnx") or (backend != "torch" and not is_reference(spec)):
             from santorini_az.export import onnx_factory  # chapter 9: the network exported to ONNX
             path = CHAMPION if spec == "champion" else Path(spec)
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")

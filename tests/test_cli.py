@@ -33,7 +33,8 @@ def test_show_reports_result():
 
 
 @pytest.mark.parametrize("args", [("show", "garbage"), ("perft", "startpos", "x"), ("moves", "1111/1//"),
-                                  ("perft", "0000000000000000000000000/1/A1,A1/", "1")])
+                                  ("perft", "0000000000000000000000000/1/A1,A1/", "1"),
+                                  ("arena", "champion", "alphabeta13", "--openings", "1")])
 def test_bad_input_is_one_clear_line(args):
     result = run(*args)
     assert result.returncode != 0

@@ -194,9 +194,9 @@ def reference_player(name: str, simulations: int = 64) -> Player:
     if name == "random": return RandomPlayer()
     if name == "greedy": return GreedyPlayer()
     if name == "mcts": return SearchPlayer("mcts", UniformFactory(), simulations)
-    if alphabeta_depth(name) is not None:
+    if (depth := alphabeta_depth(name)) is not None:
         from santorini_az.alphabeta import AlphaBetaPlayer  # chapter 8: the classical engine, at a fixed depth
-        return AlphaBetaPlayer(alphabeta_depth(name))
+        return AlphaBetaPlayer(depth)
     raise ValueError(f"unknown reference opponent {name!r}: use random, greedy, mcts or alphabetaN (N from 1 to 12)")
 
 CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors"))  # the network the course ships
@@ -215,7 +215,7 @@ def search_factory(spec: str, threads: int = 1) -> EvaluatorFactory:
     if spec == "mcts": return UniformFactory()
     if spec == "champion": return checkpoint_factory(CHAMPION, threads)
     if not Path(spec).exists():
-        raise ValueError(f"no such checkpoint {spec!r} (or use champion, random, greedy, mcts or alphabetaN)")
+        raise ValueError(f"no such checkpoint {spec!r} (or use champion, random, greedy, mcts or alphabetaN, N from 1 to 12)")
     return checkpoint_factory(spec, threads)
 
 def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:

@@ -24,7 +24,7 @@ __all__ = ['TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'ex
 # %% ../nbs/03_mcts.ipynb #c7b5ff80
 @dataclass
 class SearchConfig:
-    """Every knob of a PUCT search, for the readable search here and the compiled engine of chapter 5 alike.
+    """Every knob of a PUCT search, for the readable search here and the compiled engine of chapter 6 alike.
 
     The defaults suit analysis: no root noise, always the most visited move. Self-play adds noise and a temperature
     (see `selfplay.SelfPlayConfig`, which extends this class with what only self-play needs)."""

@@ -1,4 +1,4 @@
-"""Self-play on a real Ray cluster: a head and a second node started as processes on 127.0.0.1 (chapter 6k).
+"""Self-play on a real Ray cluster: a head and a second node started as processes on 127.0.0.1 (chapter 28).
 
 The `tiny` preset runs end to end through `santorini_az train --ray`, and an actor killed in the middle of a job
 has its games played again: the job returns every game once, the same games as without the kill. The cluster is
@@ -35,7 +35,7 @@ def free_port() -> int:
 
 
 # Every process of the test cluster (nodes, the CLI, this driver) shares one fresh token: Ray's token authentication
-# on, and no dependence on a ~/.ray/auth_token that an earlier `ray.init()` may have left (chapter 6k's demo does).
+# on, and no dependence on a ~/.ray/auth_token that an earlier `ray.init()` may have left (chapter 28's demo does).
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 

@@ -3,8 +3,8 @@
 are dropped; the widgets' static SVG/HTML pictures stay, so the docs site shows them. Outputs must be deterministic:
 seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing.
 
-    python tools/store_outputs.py nbs/03_mcts.ipynb nbs/07_widgets.ipynb ...
-    python tools/store_outputs.py --slow nbs/06k_cluster.ipynb    # run the `slow` cells too, and store theirs
+    python tools/store_outputs.py nbs/03_mcts.ipynb nbs/29_widgets.ipynb ...
+    python tools/store_outputs.py --slow nbs/28_cluster.ipynb    # run the `slow` cells too, and store theirs
 """
 import json
 import sys

@@ -1,5 +1,4 @@
-"""`santorini_az train --ray ADDRESS`: self-play, the arena and the reference matches played by actors across a Ray
-cluster, the learner and the run directory on the head; an actor that dies has its games played again.
+"""`santorini_az train --ray ADDRESS`: self-play, the arena and the reference matches played by actors across a Ray cluster, the learner and the run directory on the head; an actor that dies has its games played again.
 
 Docs: https://santorini-az.github.io/santorini_az/cluster.html.md"""
 

@@ -1,5 +1,4 @@
-"""Every setting of a training run in one typed dataclass: presets, config files, `key=value` overrides, and the
-allowed range of every number, checked before any work starts.
+"""Every setting of a training run in one typed dataclass: presets, config files, `key=value` overrides, and the allowed range of every number, checked before any work starts.
 
 Docs: https://santorini-az.github.io/santorini_az/config.html.md"""
 

@@ -1,5 +1,4 @@
-"""The search of chapter 3, run for hundreds of games at once: the tree as arrays, the rules and the tree walk
-compiled with numba, one network call per simulation step, and one worker process per core.
+"""The search of chapter 3, run for hundreds of games at once: the tree as arrays, the rules and the tree walk compiled with numba, one network call per simulation step, and one worker process per core.
 
 Docs: https://santorini-az.github.io/santorini_az/engine.html.md"""
 

@@ -1,5 +1,4 @@
-"""The one contract between a search and whatever judges positions: planes in, logits and values out — and the
-picklable factories that build an evaluator inside each worker process.
+"""The one contract between a search and whatever judges positions: planes in, logits and values out — and the picklable factories that build an evaluator inside each worker process.
 
 Docs: https://santorini-az.github.io/santorini_az/evaluator.html.md"""
 

@@ -1,5 +1,4 @@
-"""The network leaves Python: one ONNX file with the reference system's contract, checked against torch on a
-thousand positions, and an onnxruntime evaluator that plugs into the search like the torch one.
+"""The network leaves Python: one ONNX file with the reference system's contract, checked against torch on a thousand positions, and an onnxruntime evaluator that plugs into the search like the torch one.
 
 Docs: https://santorini-az.github.io/santorini_az/export.html.md"""
 

@@ -1,5 +1,4 @@
-"""PUCT search in pure Python: a tree of positions, select–expand–backup, root noise, and an evaluator that is
-*requested* rather than called, so that many searches can share one network call.
+"""PUCT search in pure Python: a tree of positions, select–expand–backup, root noise, and an evaluator that is *requested* rather than called, so that many searches can share one network call.
 
 Docs: https://santorini-az.github.io/santorini_az/mcts.html.md"""
 

@@ -1,5 +1,4 @@
-"""What the `arena`, `selfplay`, `inspect` and `play` commands do: a match between any two players, games to a file,
-a position seen through the network and the search, and a game against the engine in the terminal.
+"""What the `arena`, `selfplay`, `inspect` and `play` commands do: a match between any two players, games to a file, a position seen through the network and the search, and a game against the engine in the terminal.
 
 Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 

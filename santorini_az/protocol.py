@@ -1,5 +1,4 @@
-"""`santorini_az engine`: a UCI-like text protocol on stdin/stdout with the AlphaZero search and the α-β engine
-behind it, and a match runner that pits any two protocol engines against each other.
+"""`santorini_az engine`: a UCI-like text protocol on stdin/stdout with the AlphaZero search and the α-β engine behind it, and a match runner that pits any two protocol engines against each other.
 
 Docs: https://santorini-az.github.io/santorini_az/protocol.html.md"""
 

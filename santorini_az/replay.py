@@ -1,5 +1,4 @@
-"""The positions self-play has produced, with their policy and value targets, a window over recent generations, and
-the 8 board symmetries as free extra data.
+"""The positions self-play has produced, with their policy and value targets, a window over recent generations, and the 8 board symmetries as free extra data.
 
 Docs: https://santorini-az.github.io/santorini_az/replay.html.md"""
 

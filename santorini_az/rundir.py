@@ -1,5 +1,4 @@
-"""Every file of a training run in one directory: the records that say which stages are done, the champion pointer,
-atomic writes, and a lock so that one run has one writer.
+"""Every file of a training run in one directory: the records that say which stages are done, the champion pointer, atomic writes, and a lock so that one run has one writer.
 
 Docs: https://santorini-az.github.io/santorini_az/rundir.html.md"""
 

@@ -1,5 +1,4 @@
-"""Games of the network against itself, with exploration (a temperature schedule and root noise), resignation that
-audits itself, and the training examples they leave behind.
+"""Games of the network against itself, with exploration (a temperature schedule and root noise), resignation that audits itself, and the training examples they leave behind.
 
 Docs: https://santorini-az.github.io/santorini_az/selfplay.html.md"""
 

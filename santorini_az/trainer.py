@@ -1,6 +1,4 @@
-"""The AlphaZero losses (cross-entropy to the search's visit distribution over the legal moves, squared error to the
-value target), and the optimiser steps that minimise them: weight decay, a learning-rate schedule and gradient
-clipping.
+"""The AlphaZero losses (cross-entropy to the search's visit distribution over the legal moves, squared error to the value target), and the optimiser steps that minimise them: weight decay, a learning-rate schedule and gradient clipping.
 
 Docs: https://santorini-az.github.io/santorini_az/trainer.html.md"""
 

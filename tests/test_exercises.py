@@ -1,0 +1,321 @@
+"""The exercise checkers (chapter 34): reference solutions pass, stubs return False, and each plausible wrong
+solution fails with ExerciseFailed whose message names its mistake."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from santorini_az import exercises
+from santorini_az.exercises import ExerciseFailed
+from santorini_az.game import CELLS, DOME, STEPS, Move, Placement
+
+REFERENCES = {}
+WRONG = {}
+
+# Reference solutions (the same as in nbs/34_exercises.ipynb)
+def reference_legal_actions(state):
+    "Placements during setup, else every (worker, move, build) the rules allow; none once a worker stands on level 3."
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []  # the last move won
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1:
+                continue  # off the board, a worker there, a dome, or a climb of two levels or more
+            for build in STEPS[to]:
+                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
+                actions.append(Move(worker, to, build))
+    return actions
+REFERENCES['check_legal_actions'] = reference_legal_actions
+
+def reference_symmetry(planes, s):
+    "Planes [5, 5, 9] under symmetry s: 0-3 turn clockwise by s quarter turns, 4-7 mirror, then turn."
+    turned = {0: planes, 1: np.rot90(planes, -1), 2: np.rot90(planes, 2), 3: np.rot90(planes, 1),
+              4: planes[:, ::-1], 5: planes[::-1], 6: planes.transpose(1, 0, 2), 7: np.rot90(planes, 2).transpose(1, 0, 2)}
+    return np.ascontiguousarray(turned[s])
+REFERENCES['check_symmetry'] = reference_symmetry
+
+def reference_puct_scores(node, config):
+    "Q + c_puct · P · √N(node) / (1 + N(edge)) for each edge; Q = W / N, or config.fpu_value if never visited."
+    sqrt_n = math.sqrt(node.visit_count())  # 1 (the node's own evaluation) + the visits of its edges
+    return [(w / n if n else config.fpu_value) + config.c_puct * p * sqrt_n / (1 + n)
+            for p, n, w in zip(node.priors, node.visits, node.value_sums)]
+REFERENCES['check_puct_scores'] = reference_puct_scores
+
+def reference_backup(path, leaf_player, value):
+    "One more visit on every edge of the path, and the value signed for each edge's player (compare players)."
+    for node, edge in path:
+        node.visits[edge] += 1
+        node.value_sums[edge] += value if node.player == leaf_player else -value
+REFERENCES['check_backup'] = reference_backup
+
+def reference_legal_softmax(logits, legal):
+    "Softmax over the legal actions of each row; illegal actions get exactly 0."
+    return logits.masked_fill(~legal, float("-inf")).softmax(dim=-1)
+REFERENCES['check_legal_softmax'] = reference_legal_softmax
+
+def reference_policy_loss(logits, target, legal):
+    "Batch mean of -Σ target · log softmax over the legal actions."
+    log_p = logits.masked_fill(~legal, float("-inf")).log_softmax(dim=-1)
+    return -torch.where(legal, target * log_p, torch.zeros_like(log_p)).sum(-1).mean()
+REFERENCES['check_policy_loss'] = reference_policy_loss
+
+def reference_wilson_interval(points, games):
+    "The 95% Wilson score interval (low, high) of `points` out of `games`."
+    z, p = 1.96, points / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return centre - half, centre + half
+REFERENCES['check_wilson_interval'] = reference_wilson_interval
+
+def reference_negamax_search(state, depth, alpha, beta, evaluate):
+    "The score of `state` for its player to move, `depth` plies deep, skipping what α-β proves irrelevant."
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        score = -reference_negamax_search(state.apply(action), depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break  # a cut-off: the opponent already has a better choice earlier in the tree
+    return best
+REFERENCES['check_negamax'] = reference_negamax_search
+
+def reference_cell_name(cell):
+    "0 -> 'A5' (top-left), 24 -> 'E1': the file is the column, the rank counts rows from the bottom."
+    row, col = divmod(cell, 5)
+    return "ABCDE"[col] + str(5 - row)
+REFERENCES['check_cell_name'] = reference_cell_name
+
+def reference_visit_policy(visits, temperature):
+    "visits ** (1 / temperature), normalised; temperature 0: all on the first most-visited action."
+    if temperature == 0:
+        best = visits.index(max(visits))
+        return [1.0 if i == best else 0.0 for i in range(len(visits))]
+    top = max(visits)  # divide first, so that a small temperature cannot overflow
+    weights = [(n / top) ** (1 / temperature) for n in visits]
+    return [w / sum(weights) for w in weights]
+REFERENCES['check_visit_policy'] = reference_visit_policy
+
+# Plausible wrong solutions: name -> (checker, function, the hint its message must contain)
+def wrong_legal_no_dome(state):
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or to in taken or state.heights[to] > state.heights[here] + 1: continue
+            for build in STEPS[to]:
+                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
+                actions.append(Move(worker, to, build))
+    return actions
+WRONG['legal_no_dome'] = ('check_legal_actions', wrong_legal_no_dome, 'a dome (level 4) can never be entered')
+
+def wrong_legal_climb_two(state):
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 2: continue
+            for build in STEPS[to]:
+                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
+                actions.append(Move(worker, to, build))
+    return actions
+WRONG['legal_climb_two'] = ('check_legal_actions', wrong_legal_climb_two, 'a worker may climb at most one level')
+
+def wrong_legal_occupied(state):
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
+            for build in STEPS[to]:
+                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
+                actions.append(Move(worker, to, build))
+    return actions
+WRONG['legal_occupied'] = ('check_legal_actions', wrong_legal_occupied, 'cannot move onto a cell with a worker')
+
+def wrong_legal_no_vacated_build(state):
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
+            for build in STEPS[to]:
+                if build is None or state.heights[build] == DOME or build in taken: continue
+                actions.append(Move(worker, to, build))
+    return actions
+WRONG['legal_no_vacated_build'] = ('check_legal_actions', wrong_legal_no_vacated_build, 'the cell the worker has just left is free')
+
+def wrong_legal_build_dome(state):
+    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2:
+        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+    actions = []
+    for worker, here in enumerate(state.workers[state.player]):
+        for to in STEPS[here]:
+            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
+            for build in STEPS[to]:
+                if build is None or (build in taken and build != here): continue
+                actions.append(Move(worker, to, build))
+    return actions
+WRONG['legal_build_dome'] = ('check_legal_actions', wrong_legal_build_dome, 'nothing can be built on a dome')
+
+def wrong_symmetry_anticlockwise(planes, s):
+    if s < 4: return np.rot90(planes, s)  # np.rot90 turns anticlockwise
+    return reference_symmetry(planes, s)
+WRONG['symmetry_anticlockwise'] = ('check_symmetry', wrong_symmetry_anticlockwise, "'rotate 90' turns clockwise")
+
+def wrong_symmetry_all_axes(planes, s):
+    if s == 2: return np.flip(planes)  # flips all three axes, the planes too
+    return reference_symmetry(planes, s)
+WRONG['symmetry_all_axes'] = ('check_symmetry', wrong_symmetry_all_axes, 'the 9 planes were reversed')
+
+def wrong_puct_sum_visits(node, config):
+    sqrt_n = math.sqrt(sum(node.visits))  # forgets the node's own evaluation
+    return [(w / n if n else config.fpu_value) + config.c_puct * p * sqrt_n / (1 + n)
+            for p, n, w in zip(node.priors, node.visits, node.value_sums)]
+WRONG['puct_sum_visits'] = ('check_puct_scores', wrong_puct_sum_visits, "N = 1 + the sum of its edges' visits")
+
+def wrong_puct_fpu(node, config):
+    sqrt_n = math.sqrt(node.visit_count())
+    return [(w / n if n else 0.0) + config.c_puct * p * sqrt_n / (1 + n)
+            for p, n, w in zip(node.priors, node.visits, node.value_sums)]
+WRONG['puct_fpu'] = ('check_puct_scores', wrong_puct_fpu, 'config.fpu_value')
+
+def wrong_backup_sign(path, leaf_player, value):
+    for node, edge in path:
+        node.visits[edge] += 1
+        node.value_sums[edge] += -value if node.player == leaf_player else value  # the wrong way round
+WRONG['backup_sign'] = ('check_backup', wrong_backup_sign, 'the sign is the wrong way round')
+
+def wrong_backup_per_ply(path, leaf_player, value):
+    for node, edge in reversed(path):
+        value = -value  # flip at every ply, as in a game where the players always alternate
+        node.visits[edge] += 1
+        node.value_sums[edge] += value
+WRONG['backup_per_ply'] = ('check_backup', wrong_backup_per_ply, 'do not flip the sign per ply')
+
+def wrong_backup_no_sign(path, leaf_player, value):
+    for node, edge in path:
+        node.visits[edge] += 1
+        node.value_sums[edge] += value
+WRONG['backup_no_sign'] = ('check_backup', wrong_backup_no_sign, 'an edge whose player is the opponent gets -v')
+
+def wrong_softmax_no_mask(logits, legal):
+    return logits.softmax(dim=-1)  # forgot the legal mask
+WRONG['softmax_no_mask'] = ('check_legal_softmax', wrong_softmax_no_mask, 'mask before the softmax')
+
+def wrong_softmax_mask_after(logits, legal):
+    return logits.softmax(dim=-1) * legal  # zeroes the illegal actions after the softmax
+WRONG['softmax_mask_after'] = ('check_legal_softmax', wrong_softmax_mask_after, 'mask the logits before it')
+
+def wrong_softmax_overflow(logits, legal):
+    weights = logits.exp() * legal  # exp of a large logit is inf
+    return weights / weights.sum(-1, keepdim=True)
+WRONG['softmax_overflow'] = ('check_legal_softmax', wrong_softmax_overflow, 'exp overflows for large logits')
+
+def wrong_loss_mean_153(logits, target, legal):
+    log_p = logits.masked_fill(~legal, float("-inf")).log_softmax(dim=-1)
+    return -torch.where(legal, target * log_p, torch.zeros_like(log_p)).mean()  # averages over the 153 actions too
+WRONG['loss_mean_153'] = ('check_policy_loss', wrong_loss_mean_153, 'sum over the 153 actions, then average over the batch')
+
+def wrong_loss_visited_only(logits, target, legal):
+    visited = target > 0  # masks with the visited actions instead of the legal ones
+    log_p = logits.masked_fill(~visited, float("-inf")).log_softmax(dim=-1)
+    return -torch.where(visited, target * log_p, torch.zeros_like(log_p)).sum(-1).mean()
+WRONG['loss_visited_only'] = ('check_policy_loss', wrong_loss_visited_only, 'the softmax runs over every legal action, visited or not')
+
+def wrong_loss_no_mask(logits, target, legal):
+    return -(target * logits.log_softmax(dim=-1)).sum(-1).mean()  # a softmax over all 153 actions
+WRONG['loss_no_mask'] = ('check_policy_loss', wrong_loss_no_mask, 'mask the illegal actions before the log-softmax')
+
+def wrong_wilson_normal(points, games):
+    p = points / games
+    half = 1.96 * math.sqrt(p * (1 - p) / games)  # the normal approximation
+    return max(0.0, p - half), min(1.0, p + half)
+WRONG['wilson_normal'] = ('check_wilson_interval', wrong_wilson_normal, 'normal-approximation (Wald) interval')
+
+def wrong_negamax_no_cutoff(state, depth, alpha, beta, evaluate):
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():  # looks at every move: no cut-off
+        best = max(best, -wrong_negamax_no_cutoff(state.apply(action), depth - 1, -beta, -alpha, evaluate))
+    return best
+WRONG['negamax_no_cutoff'] = ('check_negamax', wrong_negamax_no_cutoff, 'no cut-offs happened')
+
+def wrong_negamax_sign(state, depth, alpha, beta, evaluate):
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        score = wrong_negamax_sign(state.apply(action), depth - 1, alpha, beta, evaluate)  # forgot to negate
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_sign'] = ('check_negamax', wrong_negamax_sign, "negate the child's score")
+
+def wrong_cell_rank(cell):
+    row, col = divmod(cell, 5)
+    return "ABCDE"[col] + str(row + 1)  # counts ranks from the top
+WRONG['cell_rank'] = ('check_cell_name', wrong_cell_rank, 'rank 5 is the top row')
+
+def wrong_visit_power(visits, temperature):
+    if temperature == 0:
+        best = visits.index(max(visits))
+        return [1.0 if i == best else 0.0 for i in range(len(visits))]
+    weights = [n ** temperature for n in visits]  # the power the wrong way up
+    return [w / sum(weights) for w in weights]
+WRONG['visit_power'] = ('check_visit_policy', wrong_visit_power, 'power 1 / temperature, not temperature')
+
+
+@pytest.mark.parametrize("checker", sorted(REFERENCES))
+def test_reference_passes(checker, capsys):
+    assert getattr(exercises, checker)(REFERENCES[checker]) is True
+    assert capsys.readouterr().out.startswith(f"✓ {checker}: your function agrees with")
+
+def stub(*args): raise NotImplementedError  # your code here
+
+@pytest.mark.parametrize("checker", sorted(REFERENCES))
+def test_stub_returns_false(checker, capsys):
+    assert getattr(exercises, checker)(stub) is False
+    assert "not written yet: fill in `stub` above" in capsys.readouterr().out
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_solution_named(name):
+    checker, fn, hint = WRONG[name]
+    with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(fn)
+    message = str(failure.value)
+    assert message.startswith(f"✗ {checker}:")
+    assert f"HINT: " in message and hint in message, message
+
+def test_other_exception_names_the_input():
+    def crashes(state): return [Placement(state.heights[25])]  # IndexError: there are 25 cells, 0-24
+    with pytest.raises(ExerciseFailed, match="your function raised IndexError") as failure:
+        exercises.check_legal_actions(crashes)
+    assert "notation: " in str(failure.value) and isinstance(failure.value.__cause__, IndexError)
+
+def test_failure_shows_position_and_difference():
+    _, fn, _ = WRONG["legal_no_dome"]
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_actions(fn)
+    message = str(failure.value)
+    assert "notation: 3400000000000000000000000/1/A5,E1/E5,A1" in message  # the position as notation
+    assert "5  3a D." in message  # ... and drawn
+    assert "extra (5): A5>B5^A4" in message and "missing" not in message
+
+def test_checks_are_deterministic(capsys):
+    for _ in range(2): exercises.check_negamax(REFERENCES["check_negamax"])
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == second

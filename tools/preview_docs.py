@@ -269,12 +269,18 @@ def valid_notebook(path: Path, title: str) -> nbformat.NotebookNode:
     return nb
 
 
+def chapter_label(name: str, title: str) -> str:
+    "The sidebar's label: the chapter number from the file name (`03a_mcts.ipynb` -> `03a`), then the title."
+    number = re.match(r"(\d+[a-z]?)_", name)
+    return f"{number.group(1)} · {title}" if number else title
+
+
 def sidebar_html(nav: Nav, pages: dict[str, Page], current: str, site_title: str) -> str:
     "The sidebar's HTML, with the current page marked."
     def link(name: str) -> str:
         page = pages[name]
         mark = ' class="preview-current" aria-current="page"' if name == current else ""
-        return f'<li><a href="{html.escape(page.output)}"{mark}>{html.escape(page.title)}</a></li>'
+        return f'<li><a href="{html.escape(page.output)}"{mark}>{html.escape(chapter_label(name, page.title))}</a></li>'
     home = html.escape(pages[nav.order()[0]].output)
     parts = [f'<nav class="preview-sidebar" aria-label="Chapters"><a class="preview-site" href="{home}">{html.escape(site_title)}</a>']
     for title, names in nav.groups:

@@ -1,5 +1,4 @@
-"""Negamax with α-β, iterative deepening and aspiration windows, a Zobrist-hashed transposition table, move
-ordering, mate scores, a hand-written evaluation and a permanent brain, compiled with numba.
+"""Negamax with α-β, iterative deepening and aspiration windows, a Zobrist-hashed transposition table, move ordering, mate scores, a hand-written evaluation and a permanent brain, compiled with numba.
 
 Docs: https://santorini-az.github.io/santorini_az/alphabeta.html.md"""
 

@@ -1,5 +1,4 @@
-"""How strong is a network? Matches from varied openings with colours swapped, a confidence interval on the score,
-fixed reference opponents, and one Elo table fitted over every game played.
+"""How strong is a network? Matches from varied openings with colours swapped, a confidence interval on the score, fixed reference opponents, and one Elo table fitted over every game played.
 
 Docs: https://santorini-az.github.io/santorini_az/arena.html.md"""
 

@@ -1,5 +1,4 @@
-"""Self-play, training, the arena and the reference matches as stages of a loop that keeps all its state in a run
-directory, so it can be killed at any moment and resumed without losing or repeating work.
+"""Self-play, training, the arena and the reference matches as stages of a loop that keeps all its state in a run directory, so it can be killed at any moment and resumed without losing or repeating work.
 
 Docs: https://santorini-az.github.io/santorini_az/loop.html.md"""
 
@@ -23,6 +22,7 @@ from .evaluator import EvaluatorFactory, UniformFactory
 from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
 from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_buffer, load_buffer
 from .trainer import Trainer, evaluate_losses
+from .puzzles import PUZZLES, puzzle_accuracy
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import MatchResult, SearchPlayer, reference_player, play_match, wilson_interval, fit_elo, gate_verdict
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
@@ -165,6 +165,7 @@ def stage_train(loop: Loop, iteration: int) -> dict:
     if loop.holdout is not None:
         held = evaluate_losses(model, loop.holdout, c.train.value_target_mix)
         values |= {"holdout_policy_loss": held["policy_loss"], "holdout_value_loss": held["value_loss"]}
+    values |= {f"puzzles_{kind}": accuracy for kind, accuracy in puzzle_accuracy(model, PUZZLES).items()}
     save_checkpoint(run.checkpoint(iteration), model, iteration=iteration, run=c.name)
     trainer.save_state(run.trainer_state(iteration))
     return values
@@ -314,7 +315,9 @@ def summary_line(record: Record, timings: bool = True) -> str:
                f"{speed}false resignations {v['false_resignation_rate']:.0%}"
     if record.stage == "train":
         held = f", holdout {v['holdout_policy_loss']:.3f}/{v['holdout_value_loss']:.3f}" if "holdout_policy_loss" in v else ""
-        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held} lr {v['lr']:.2g}"
+        puzzles = (f", puzzles {v['puzzles_win1']:.0%}/{v['puzzles_win3']:.0%}/{v['puzzles_block']:.0%}"
+                   if "puzzles_win1" in v else "")  # runs made before chapter 9a have none
+        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held}{puzzles} lr {v['lr']:.2g}"
     if record.stage == "arena":
         verdict = "promoted" if v["promoted"] else "kept champion"
         return f"{head}: vs {network_name(v['champion'])} {v['score']:.0%} " \

@@ -1,5 +1,4 @@
-"""Plots of a run from its records: losses, arena results with their error bars, Elo over iterations and self-play
-speed, shown inline and saved as PNG files.
+"""Plots of a run from its records: losses, arena results with their error bars, Elo over iterations and self-play speed, shown inline and saved as PNG files.
 
 Docs: https://santorini-az.github.io/santorini_az/report.html.md"""
 
@@ -17,8 +16,8 @@ from .files import atomic_write_bytes
 from .rundir import RunDirectory, Record
 
 # %% auto #0
-__all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_speed', 'report_figure',
-           'write_report']
+__all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles', 'plot_speed',
+           'report_figure', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -66,6 +65,14 @@ def plot_elo(ax, records):
                 ax.text(0.01, rating, name, transform=ax.get_yaxis_transform(), fontsize=8, va="bottom")
     ax.set(title="Elo (random = 0)", xlabel="iteration", ylabel="Elo")
 
+def plot_puzzles(ax, records):
+    "The policy's accuracy on the solved positions of chapter 9a, per kind (runs made before them have none)."
+    for key, label in [("puzzles_win1", "win in 1"), ("puzzles_win3", "win in 3"), ("puzzles_block", "must block")]:
+        x, y = series(records, "train", key)
+        if len(x): ax.plot(x, y, marker=".", label=label)
+    ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
+    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=8)
+
 def plot_speed(ax, records):
     x, y = series(records, "selfplay", "games_per_hour")
     if len(x): ax.plot(x, y, marker="o")
@@ -73,7 +80,7 @@ def plot_speed(ax, records):
 
 # %% ../nbs/26_report.ipynb #05c02726
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
-          "speed": plot_speed}
+          "speed": plot_speed, "puzzles": plot_puzzles}
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS)):
     "One figure with the named `panels` (default: every panel), three to a row."

@@ -13,7 +13,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from .encoding import SYMMETRY_NAMES, action_from_index, encode, transform_planes
+from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_planes, transform_policy,
+                                   transform_state)
 from .game import (DOME, STEPS, WIN_LEVEL, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
 from .mcts import Node, SearchConfig, puct_scores, run_search, select_leaf, visit_policy
@@ -21,9 +22,11 @@ from .notation import cell_name, format_action, format_position, parse_position,
 
 # %% auto #0
 __all__ = ['EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'WILSON_CASES', 'LOSS_SCORE', 'NEGAMAX_CASES', 'VISIT_TEMPERATURES',
-           'ExerciseFailed', 'check_legal_actions', 'check_symmetry', 'check_puct_scores', 'check_backup',
-           'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval', 'height_evaluation',
-           'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy']
+           'STUCK_THREATS', 'ELO_SCORES', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry',
+           'check_puct_scores', 'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval',
+           'height_evaluation', 'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy',
+           'check_blocking_moves', 'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan',
+           'check_elo_difference']
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
 class ExerciseFailed(AssertionError):
@@ -713,3 +716,338 @@ def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
                     + _hints(hints, "p = N ** (1/T) / sum(N ** (1/T)); at T = 0 one-hot on the first maximum"))
         return f"mcts.visit_policy on {len(roots)} roots × {len(VISIT_TEMPERATURES)} temperatures"
     return _checking("check_visit_policy", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #13b71a34
+def _threat_positions(count: int, seed: int) -> list[State]:
+    "Positions of seeded random games where the opponent threatens to win at once (some where the mover can win first)."
+    from santorini_az.puzzles import threatened
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = initial_state()
+        while not is_over(state):
+            if not in_setup(state) and threatened(state) and rng.random() < 0.5: found.append(state)
+            state = apply(state, rng.choice(legal_actions(state)))
+    return found
+
+STUCK_THREATS = ("3421020242424204303213120/2/B3,C1/D3,E1", "2114144442204242442311102/2/C5,D3/D2,B3",
+                 "0401003210022001201001101/1/A3,A5/D4,B3", "2200002431102421012102100/2/E4,C1/C5,E5")
+# random-game positions where some move would let the opponent win by leaving the player to move stuck
+
+def _opponent_win(state: State, action) -> str:
+    "How the opponent wins at once after `action`, in words ('' if they cannot)."
+    from santorini_az.puzzles import wins_at_once
+    after = apply(state, action)
+    for reply in legal_actions(after):
+        if wins_at_once(after, reply):
+            how = "steps onto level 3" if after.heights[reply.to] == WIN_LEVEL else "leaves you no legal move"
+            return f"{_action_text(after, reply)} ({how})"
+    return ""
+
+def _block_hints(state: State, missing: set, extra: set) -> list[str]:
+    "The usual mistakes behind the missing and extra blocking moves (one hint per kind of mistake)."
+    from santorini_az.puzzles import wins_at_once
+    hints = []
+    winning = [_action_text(state, a) for a in sorted(missing) if wins_at_once(state, a)]
+    if winning: hints.append(f"{', '.join(winning[:3])}{' …' if len(winning) > 3 else ''} "
+                             f"win{'s' if len(winning) == 1 else ''} at once: the game ends before the opponent can "
+                             "carry out the threat, so a winning move stops it too")
+    replies = [(_action_text(state, a), _opponent_win(state, a)) for a in sorted(extra)]
+    if stuck := [(a, r) for a, r in replies if "no legal move" in r]:
+        hints.append(f"after {stuck[0][0]} the opponent wins with {stuck[0][1]}: leaving the other player no legal "
+                     "move is a win at once too, not only a step onto level 3")
+    if climb := [(a, r) for a, r in replies if r and "no legal move" not in r]:
+        hints.append(f"after {climb[0][0]} the opponent still wins with {climb[0][1]}: check every reply of the "
+                     "opponent after your move (there may be two threats, or your move may open one)")
+    if missing and not hints: hints.append(
+        "a move blocks when, after it, the opponent has no win at once: a dome on the cell they would climb to, a "
+        "worker standing on it, or anything else that leaves them no winning reply")
+    return hints
+
+def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
+    """Check `fn(state) -> the blocking moves`: every legal action after which the opponent has no win at once
+    (a step onto level 3, or a move that leaves the other player no move), in any order, against
+    `puzzles.blocking_moves` on the must-block puzzles and on positions of random games with a threat."""
+    from santorini_az.puzzles import PUZZLES, blocking_moves
+    def body(fn):
+        cases = [(f"must-block puzzle {i + 1}", p.state) for i, p in enumerate(p for p in PUZZLES if p.kind == "block")]
+        cases += [(f"random position with a threat {i + 1}", s) for i, s in enumerate(_threat_positions(40, seed=2))]
+        cases += [(f"a position where the opponent may win by leaving you stuck ({i + 1})", parse_position(text))
+                  for i, text in enumerate(STUCK_THREATS)]
+        for where, state in cases:
+            got = _call(fn, (state,), lambda: _show(state))
+            try: got = set(got)
+            except TypeError: raise ExerciseFailed(f"{where}: your function returned {got!r}, not a list of moves."
+                                                   f"\n\n{_show(state)}") from None
+            expected = set(blocking_moves(state))
+            if got == expected: continue
+            missing, extra = expected - got, got - expected
+            if any(not isinstance(a, Move) for a in extra):
+                raise ExerciseFailed(f"{where}: your list holds {sorted(extra, key=repr)[0]!r}.\n\n{_show(state)}\n\n"
+                                     "HINT: return the Move actions of `legal_actions(state)` that block")
+            lines = [f"{where}: {len(expected)} moves block the threat, your function returned {len(got)}.", "",
+                     _show(state), ""]
+            for label, actions in (("missing", missing), ("extra", extra)):
+                if actions:
+                    texts = sorted(_action_text(state, a) for a in actions)
+                    lines.append(f"{label} ({len(texts)}): " + ", ".join(texts[:12])
+                                 + (f", … ({len(texts) - 12} more)" if len(texts) > 12 else ""))
+            raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(_block_hints(state, missing, extra)))
+        return f"puzzles.blocking_moves on {len(cases)} positions with a threat"
+    return _checking("check_blocking_moves", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #8277b04d
+def _random_games(count: int, seed: int) -> list[tuple[list[State], int]]:
+    "`count` seeded random games: (the positions where a move was chosen, the winner)."
+    rng, games = random.Random(seed), []
+    for _ in range(count):
+        state, states = initial_state(), []
+        while not is_over(state):
+            states.append(state)
+            state = apply(state, rng.choice(legal_actions(state)))
+        games.append((states, 1 - state.player))
+    return games
+
+def check_value_targets(fn: Callable[[list, int], list]) -> bool:
+    """Check `fn(states, winner) -> targets`: for each position of a finished game (`states`, the positions where a
+    move was chosen, setup included), +1 if its player to move went on to win, -1 if not, against
+    `first_loop.game_examples`' value column, on 30 seeded random games."""
+    from santorini_az.first_loop import GameRecord, game_examples
+    def body(fn):
+        games = _random_games(30, seed=4)
+        for i, (states, winner) in enumerate(games):
+            shown = lambda: (f"a game of {len(states)} positions won by player {winner + 1} (winner = {winner}); "
+                             f"its last position:\n{_show(states[-1])}")
+            got = _call(fn, (list(states), winner), shown)
+            expected = [float(v) for v in game_examples(GameRecord(states, [[0.0] * 153] * len(states), winner)).value]
+            try: got = [float(v) for v in got]
+            except (TypeError, ValueError): raise ExerciseFailed(f"game {i + 1}: expected a list of numbers, got "
+                                                                 f"{got!r}\n\n{shown()}") from None
+            if len(got) != len(expected):
+                raise ExerciseFailed(f"game {i + 1}: {len(states)} positions, but {len(got)} targets.\n\n{shown()}\n\n"
+                                     "HINT: one target per position, in the order of `states`")
+            if got == expected: continue
+            ply = next(k for k in range(len(got)) if got[k] != expected[k])
+            hints = []
+            alternating = [[(-1.0) ** (len(got) - 1 - k) * sign for k in range(len(got))] for sign in (1.0, -1.0)]
+            if got in alternating:
+                hints.append("do not flip the sign per ply: in the setup phase a player places two workers in a row; "
+                             "compare each position's player to move (state.player) with the winner")
+            elif all(v == got[0] for v in got): hints.append(
+                "that is the result from one player's view for every position: each target is for the player to move "
+                "there, +1 where state.player == winner, -1 where not")
+            elif got == [-v for v in expected]: hints.append("the sign is the wrong way round: +1 where the player to "
+                                                             "move is the winner")
+            elif set(got) - {1.0, -1.0}: hints.append("each target is +1 or -1: there are no draws in Santorini")
+            s = states[ply]
+            raise ExerciseFailed(
+                f"game {i + 1}, position {ply + 1} of {len(states)} (player {s.player + 1} to move, the game won by "
+                f"player {winner + 1}): expected {expected[ply]:+g}, got {got[ply]:+g}.\n\n{_show(s)}\n\n"
+                f"expected: {' '.join(f'{v:+g}' for v in expected[:16])}{' …' if len(expected) > 16 else ''}\n"
+                f"yours:    {' '.join(f'{v:+g}' for v in got[:16])}{' …' if len(got) > 16 else ''}\n\n"
+                + _hints(hints, "+1 where state.player == winner, -1 where not"))
+        return f"first_loop.game_examples' value targets on {len(games)} random games"
+    return _checking("check_value_targets", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #01472750
+def _edge_arrays(node: Node):
+    "A node's edges as the engine keeps them (chapter 6): priors float64, visits int32, value sums float64."
+    return (np.asarray(node.priors, np.float64), np.asarray(node.visits, np.int32), np.asarray(node.value_sums, np.float64))
+
+def _reference_select(priors, visits, value_sums, c_puct, fpu_value) -> int:
+    "PUCT's choice on the arrays, computed as mcts.select_edge does (float64, ties to the lowest index)."
+    node = Node.__new__(Node)
+    node.priors, node.visits, node.value_sums = [float(p) for p in priors], [int(n) for n in visits], [float(w) for w in value_sums]
+    from santorini_az.mcts import select_edge
+    return select_edge(node, SearchConfig(c_puct=c_puct, fpu_value=fpu_value))
+
+def _scores(priors, visits, value_sums, c_puct, fpu_value, extra_n=1, fpu=True):
+    N = extra_n + int(np.sum(visits))
+    return [((float(w) / int(n)) if n else (fpu_value if fpu else 0.0)) + c_puct * float(p) * math.sqrt(N) / (1 + int(n))
+            for p, n, w in zip(priors, visits, value_sums)]
+
+def check_select_edge(fn: Callable) -> bool:
+    """Check `fn(priors, visits, value_sums, c_puct, fpu_value) -> edge`: the index of the edge PUCT selects
+    (numpy arrays, one entry per edge; N of the node = 1 + visits.sum(); ties go to the lowest index), against
+    `mcts.select_edge`, on the expanded nodes of real searches (with a made-up and with a uniform prior)."""
+    from santorini_az.mcts import uniform_evaluator
+    def body(fn):
+        roots = _searched_trees() + [run_search(play_moves(initial_state(), m), uniform_evaluator,
+                                                SearchConfig(simulations=30), random.Random(0)).root
+                                     for m in ("C3 D4 B2 D2", "C3 D4 B2 D2 C3>B3^C3 D2>C2^C3")]
+        nodes = [node for root in roots for node in _expanded_nodes(root)[:20]]
+        configs = ((1.25, 0.0), (2.5, -0.3))
+        for i, node in enumerate(nodes):
+            for c_puct, fpu_value in configs:
+                arrays = _edge_arrays(node)
+                expected = _reference_select(*arrays, c_puct, fpu_value)
+                shown = lambda: (f"{_show(node.state)}\nc_puct = {c_puct}, fpu_value = {fpu_value}\n"
+                                 f"priors = {np.array2string(arrays[0], precision=4, threshold=12)}\n"
+                                 f"visits = {np.array2string(arrays[1], threshold=12)}\n"
+                                 f"value_sums = {np.array2string(arrays[2], precision=3, threshold=12)}")
+                got = _call(fn, tuple(a.copy() for a in arrays) + (c_puct, fpu_value), shown)
+                try: got = int(got)
+                except (TypeError, ValueError): raise ExerciseFailed(f"node {i + 1}: expected an edge index, got "
+                                                                     f"{got!r}\n\n{shown()}") from None
+                scores = _scores(*arrays, c_puct, fpu_value)
+                if got == expected or (0 <= got < len(scores) and scores[got] != scores[expected]
+                                       and math.isclose(scores[got], scores[expected], rel_tol=1e-12)): continue
+                hints = []
+                if 0 <= got < len(scores) and scores[got] == scores[expected]:
+                    hints.append("several edges share the best score here: ties go to the LOWEST index (compare with "
+                                 "`>`, not `>=`; np.argmax already takes the first maximum)")
+                else:
+                    for other, hint in ((_scores(*arrays, c_puct, fpu_value, extra_n=0),
+                                         "N of the node is 1 + visits.sum(): it counts the node's own evaluation"),
+                                        (_scores(*arrays, c_puct, fpu_value, fpu=False),
+                                         "an edge never visited has Q = fpu_value, not 0"),
+                                        (_scores(*arrays, 1.0, fpu_value), "multiply the exploration term by c_puct")):
+                        if got == int(np.argmax(other)):
+                            hints.append(hint)
+                            break
+                    if not 0 <= got < len(scores): hints.append("return a position in the arrays (0 to len(priors) - 1)")
+                raise ExerciseFailed(
+                    f"node {i + 1} of {len(nodes)}: PUCT selects edge {expected}, your function chose {got}.\n\n"
+                    f"{shown()}\n\n" + _edge_table(node, {"score": [s for s in scores]}, first=expected) + "\n\n"
+                    + _hints(hints, "score = Q + c_puct · P · √N / (1 + n), Q = W / n (fpu_value when n = 0), "
+                             "N = 1 + visits.sum(); the highest score, the lowest index on ties"))
+        return f"mcts.select_edge on {len(nodes)} nodes of real searches × {len(configs)} settings of (c_puct, fpu_value)"
+    return _checking("check_select_edge", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #0816a2fd
+def _searched_examples(count: int = 24):
+    "(position, visit policy [153]) pairs from the nodes of real searches whose 8 images all differ."
+    from santorini_az.encoding import N_ACTIONS
+    found = []
+    for root in _searched_trees():
+        for node in _expanded_nodes(root):
+            if sum(1 for n in node.visits if n) < 3: continue  # a spread policy, so that a misplaced one shows
+            planes = encode(node.state)
+            if len({transform_planes(planes, s).tobytes() for s in range(8)}) < 8: continue
+            policy = np.zeros(N_ACTIONS, np.float32)
+            policy[node.actions] = np.asarray(node.visits, np.float32) / sum(node.visits)
+            found.append((node.state, policy))
+            if len(found) == count: return found
+    return found
+
+def check_augment(fn: Callable) -> bool:
+    """Check `fn(planes, policy, s) -> (planes, policy)`: an example (planes numpy [5, 5, 9], policy numpy [153]) seen
+    under symmetry `s` (0-7, chapter 2's numbering), as the replay buffer augments it, against
+    `encoding.transform_planes` and `encoding.transform_policy`, on positions and visit policies of real searches."""
+    from santorini_az.encoding import ACTION_PERMUTATIONS
+    def body(fn):
+        examples = _searched_examples()
+        for i, (state, policy) in enumerate(examples):
+            planes = encode(state)
+            for s in range(8):
+                shown = lambda: f"{_show(state)}\nsymmetry s = {s} ({SYMMETRY_NAMES[s]})"
+                given = (planes.copy(), policy.copy())
+                got = _call(fn, given + (s,), shown)
+                where = f"example {i + 1}, symmetry {s} ({SYMMETRY_NAMES[s]})"
+                try: got_planes, got_policy = (np.asarray(x) for x in got)
+                except (TypeError, ValueError): raise ExerciseFailed(
+                    f"{where}: expected a pair (planes, policy), got {type(got).__name__}.\n\n{shown()}") from None
+                if not (np.array_equal(given[0], planes) and np.array_equal(given[1], policy)):
+                    raise ExerciseFailed(f"{where}: your function changed its input arrays.\n\n{shown()}\n\n"
+                                         "HINT: return new arrays; leave the ones you were given as they were")
+                want_planes, want_policy = transform_planes(planes, s), transform_policy(policy, s)
+                if got_planes.shape != want_planes.shape or got_policy.shape != want_policy.shape:
+                    raise ExerciseFailed(f"{where}: expected shapes {want_planes.shape} and {want_policy.shape}, got "
+                                         f"{got_planes.shape} and {got_policy.shape}.\n\n{shown()}\n\n"
+                                         "HINT: the planes keep their [5, 5, 9] layout and the policy its 153 entries")
+                planes_ok, policy_ok = np.array_equal(got_planes, want_planes), np.allclose(got_policy, want_policy)
+                if planes_ok and policy_ok: continue
+                hints = []
+                if not planes_ok:
+                    same = [t for t in range(8) if np.array_equal(got_planes, transform_planes(planes, t))]
+                    hints.append(f"your planes are under {SYMMETRY_NAMES[same[0]]!r} (symmetry {same[0]}), not "
+                                 f"{SYMMETRY_NAMES[s]!r}" if same else "turn the planes as in chapter 2: "
+                                 "encoding.transform_planes(planes, s)")
+                elif np.allclose(got_policy, policy):
+                    hints.append("the planes turned but the policy did not: an action's probability must move with the "
+                                 "board (encoding.transform_policy(policy, s))")
+                elif np.allclose(got_policy, policy[list(ACTION_PERMUTATIONS[s])]):
+                    hints.append("the policy was permuted with the inverse permutation: new[ACTION_PERMUTATIONS[s][a]] "
+                                 "= old[a] (a scatter), or gather with ACTION_SOURCES[s], not ACTION_PERMUTATIONS[s]")
+                shown_policy = lambda p: ", ".join(f"{_action_text(transform_state(state, s), action_from_index(transform_state(state, s), a))}: {p[a]:.3f}"
+                                                   for a in np.flatnonzero(want_policy)[:6])
+                raise ExerciseFailed(
+                    f"{where}: the {'planes differ' if not planes_ok else 'policy differs'}.\n\n{shown()}\n\n"
+                    + (f"expected policy (first moves): {shown_policy(want_policy)}\nyour policy there:            "
+                       f"{shown_policy(got_policy)}\n\n" if planes_ok else "")
+                    + _hints(hints, "transform_policy(policy, s): the probability of action a moves to "
+                             "ACTION_PERMUTATIONS[s][a]"))
+        return f"encoding.transform_planes and transform_policy on {len(examples)} examples × 8 symmetries"
+    return _checking("check_augment", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #4f1a2bfc
+def check_plan(fn: Callable[[int], list]) -> bool:
+    """Check `fn(iterations) -> [(iteration, stage), ...]`: every stage of a run in order: the one-off stages
+    ("init", "holdout", "references") at iteration 0, then for iterations 1, 2, … the stages of `loop.STAGES`
+    (selfplay, train, arena, evaluate), against `loop.plan`, for runs of 0 to 5 iterations."""
+    from santorini_az.config import RunConfig
+    from santorini_az.loop import STAGES, plan
+    def body(fn):
+        for iterations in (3, 1, 0, 5):
+            got = _call(fn, (iterations,), lambda: f"iterations = {iterations}")
+            expected = plan(RunConfig(iterations=iterations))
+            try: got = [(int(i), str(s)) for i, s in got]
+            except (TypeError, ValueError): raise ExerciseFailed(
+                f"iterations = {iterations}: expected a list of (iteration, stage) pairs, got {got!r}\n\n"
+                "HINT: return pairs such as (1, 'selfplay')") from None
+            if got == expected: continue
+            hints = []
+            once = [pair for pair in expected if pair[0] == 0]
+            if got == expected[len(once):]: hints.append("the one-off stages come first, at iteration 0: "
+                                                         + ", ".join(map(repr, once)))
+            elif [(i + 1, s) for i, s in got] == expected or [(i + 1, s) for i, s in got if s in STAGES] == expected[len(once):]:
+                hints.append("iterations are counted from 1 (iteration 0 holds the one-off stages)")
+            elif sorted(got) == sorted(expected): hints.append(f"the stages of an iteration run in this order: "
+                                                               f"{', '.join(STAGES)}")
+            elif len(got) != len(expected): hints.append(f"a run of {iterations} iterations has {len(once)} one-off "
+                                                         f"stages and {len(STAGES)} per iteration")
+            k = next((k for k, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+            raise ExerciseFailed(
+                f"iterations = {iterations}: {len(expected)} stages expected, your function returned {len(got)}; they "
+                f"first differ at step {k + 1}.\n\nexpected: {expected[k:k + 6]}\nyours:    {got[k:k + 6]}\n\n"
+                + _hints(hints, "(0, 'init'), (0, 'holdout'), (0, 'references'), then (i, stage) for i = 1, 2, … and "
+                         f"stage in {STAGES}"))
+        return "loop.plan for runs of 0, 1, 3 and 5 iterations"
+    return _checking("check_plan", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #a7dcedc1
+ELO_SCORES = (0.5, 0.75, 0.25, 0.64, 0.9, 0.99, 0.01, 0.3, 1.0, 0.0)
+
+def _elo_difference(score: float) -> float:
+    "The Elo difference a score implies: 400·log10(s / (1 - s)); ±inf for a score of 1 or 0."
+    if score <= 0 or score >= 1: return math.copysign(math.inf, score - 0.5)
+    return 400 * math.log10(score / (1 - score))
+
+def check_elo_difference(fn: Callable[[float], float]) -> bool:
+    """Check `fn(score) -> Elo difference`: 400·log10(s / (1 - s)) for a score s (the share of points, draws as half
+    points), +inf for a score of 1 and -inf for 0 (no finite difference explains a clean sweep), against the formula
+    the course uses (chapter 30's `protocol` prints it the same way)."""
+    def body(fn):
+        for score in ELO_SCORES:
+            try: got = _call(fn, (score,), lambda: f"score = {score}")
+            except ExerciseFailed as e:
+                if 0 < score < 1: raise
+                raise ExerciseFailed(f"{e}\nHINT: a score of 1 (every point) or 0 (none) has no finite Elo difference: "
+                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))") from e.__cause__
+            expected = _elo_difference(score)
+            try: got = float(got)
+            except (TypeError, ValueError): raise ExerciseFailed(f"score = {score}: expected a number, got {got!r}") from None
+            if got == expected or _close(got, expected): continue
+            hints = []
+            if 0 < score < 1:
+                if _close(got, 400 * math.log(score / (1 - score))): hints.append("use log10, not the natural log")
+                elif _close(got, -expected): hints.append("a score above 0.5 means a positive difference: s / (1 - s), "
+                                                          "not (1 - s) / s")
+                elif _close(got, 400 * math.log10(score)) or _close(got, 400 * math.log10(score / 0.5)):
+                    hints.append("the odds s / (1 - s) go in the log, not the score alone")
+                elif _close(got, expected / 400 * 200) or _close(got, expected * 2): hints.append("the scale is 400")
+            else: hints.append("a score of 1 (every point) or 0 (none) has no finite Elo difference: return "
+                               "math.inf or -math.inf rather than dividing by zero")
+            raise ExerciseFailed(f"score = {score}: expected {expected:.4f}, got {got:.4f}.\n\n"
+                                 + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
+        return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"
+    return _checking("check_elo_difference", fn, body)

@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from .encoding import N_ACTIONS, action_from_index, encode_batch, legal_action_indices, legal_mask
+from .encoding import (N_ACTIONS, action_from_index, encode_batch, legal_action_indices, legal_mask,
+                                   transform_planes, transform_policy)
 from .game import Action, State, apply, initial_state, legal_actions, winner
 from .mcts import Search, SearchConfig, run_batched, uniform_evaluator
 from .network import NetConfig, SantoriniNet
@@ -34,7 +35,7 @@ class LoopConfig:
     simulations: int = 16  # search simulations per move, in self-play and in the matches
     games: int = 64  # self-play games per iteration, played side by side
     explore_plies: int = 100  # the first plies of a game draw their move in proportion to the visits (then: most visited)
-    iterations: int = 8  # self-play + training rounds
+    iterations: int = 16  # self-play + training rounds
     train_steps: int = 600  # optimiser steps per iteration
     batch_size: int = 64  # examples per step
     learning_rate: float = 2e-3  # Adam
@@ -122,7 +123,6 @@ def losses(model: SantoriniNet, batch: TrainingExamples) -> tuple[torch.Tensor, 
 # %% ../nbs/05_first_loop.ipynb #c8a53f2a
 def random_batch(examples: TrainingExamples, size: int, rng: random.Random) -> TrainingExamples:
     "`size` examples drawn with replacement, all seen under one random symmetry of the board (chapter 2)."
-    from santorini_az.encoding import transform_planes, transform_policy
     rows, s = [rng.randrange(len(examples)) for _ in range(size)], rng.randrange(8)
     return TrainingExamples(np.ascontiguousarray(transform_planes(examples.planes[rows], s)),
                             np.ascontiguousarray(transform_policy(examples.policy[rows], s)),

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from santorini_az import exercises
+from santorini_az.encoding import ACTION_PERMUTATIONS, transform_planes, transform_policy
 from santorini_az.exercises import ExerciseFailed
 from santorini_az.game import CELLS, DOME, STEPS, Move, Placement
 
@@ -281,6 +282,135 @@ def wrong_visit_power(visits, temperature):
 WRONG['visit_power'] = ('check_visit_policy', wrong_visit_power, 'power 1 / temperature, not temperature')
 
 
+# Chapters 9a, 5, 6, 7, 10a and 10
+def reference_blocking_moves(state):
+    "The legal actions after which the opponent has no win at once (a step onto level 3, or leaving us stuck)."
+    def wins_now(s, action):  # a step onto level 3, or a move that leaves the other player no legal action
+        return s.heights[action.to] == 3 or not s.apply(action).legal_actions()
+    blocks = []
+    for action in state.legal_actions():
+        after = state.apply(action)  # the opponent to move (no actions at all if our move has won)
+        if not any(wins_now(after, reply) for reply in after.legal_actions()): blocks.append(action)
+    return blocks
+REFERENCES['check_blocking_moves'] = reference_blocking_moves
+
+def reference_value_targets(states, winner):
+    "+1 for each position whose player to move won the game, -1 for the others (compare players, never flip per ply)."
+    return [1.0 if state.player == winner else -1.0 for state in states]
+REFERENCES['check_value_targets'] = reference_value_targets
+
+def reference_select_edge(priors, visits, value_sums, c_puct, fpu_value):
+    "The highest PUCT score; np.argmax takes the first maximum, so ties go to the lowest index."
+    q = np.where(visits > 0, value_sums / np.maximum(visits, 1), fpu_value)
+    return int(np.argmax(q + c_puct * priors * math.sqrt(1 + visits.sum()) / (1 + visits)))
+REFERENCES['check_select_edge'] = reference_select_edge
+
+def reference_augment(planes, policy, s):
+    "Turn the board (chapter 2's transform_planes) and move each action's probability with it."
+    return transform_planes(planes, s), transform_policy(policy, s)
+REFERENCES['check_augment'] = reference_augment
+
+def reference_plan(iterations):
+    "The one-off stages at iteration 0, then the four stages of each iteration, counted from 1."
+    steps = [(0, "init"), (0, "holdout"), (0, "references")]
+    for i in range(1, iterations + 1): steps += [(i, stage) for stage in ("selfplay", "train", "arena", "evaluate")]
+    return steps
+REFERENCES['check_plan'] = reference_plan
+
+def reference_elo_difference(score):
+    "400·log10(s / (1 - s)); a clean sweep (1) or a whitewash (0) has no finite difference."
+    if score in (0, 1): return math.copysign(math.inf, score - 0.5)
+    return 400 * math.log10(score / (1 - score))
+REFERENCES['check_elo_difference'] = reference_elo_difference
+
+def wrong_block_static(state):
+    "Only looks at the board: does an opponent worker still have a free level-3 cell within one level of it?"
+    blocks = []
+    for action in state.legal_actions():
+        after = state.apply(action)
+        taken = {c for cells in after.workers for c in cells}
+        threat = any(after.heights[to] == 3 and after.heights[here] >= 2 and to not in taken
+                     for here in after.workers[after.player] for to in STEPS[here] if to is not None)
+        if not threat: blocks.append(action)
+    return blocks
+WRONG['block_static'] = ('check_blocking_moves', wrong_block_static, 'a winning move stops it too')
+
+def wrong_block_climbs_only(state):
+    blocks = []
+    for action in state.legal_actions():
+        after = state.apply(action)
+        if not any(after.heights[reply.to] == 3 for reply in after.legal_actions()): blocks.append(action)
+    return blocks
+WRONG['block_climbs_only'] = ('check_blocking_moves', wrong_block_climbs_only, 'leaving the other player no legal move')
+
+def wrong_block_one_threat(state):
+    "Domes (or stands on) the first level-3 cell the opponent could climb to, ignoring any second threat."
+    taken = {c for cells in state.workers for c in cells}
+    targets = [to for here in state.workers[1 - state.player] for to in STEPS[here]
+               if to is not None and state.heights[here] >= 2 and state.heights[to] == 3 and to not in taken]
+    if not targets: return []
+    return [a for a in state.legal_actions() if targets[0] in (a.to, a.build)]
+WRONG['block_one_threat'] = ('check_blocking_moves', wrong_block_one_threat, 'the opponent still wins with')
+
+def wrong_value_per_ply(states, winner):
+    "Flips the sign at every ply back from the last position, as if the players always alternated."
+    return [1.0 if (len(states) - 1 - k) % 2 == 0 else -1.0 for k in range(len(states))]
+WRONG['value_per_ply'] = ('check_value_targets', wrong_value_per_ply, 'do not flip the sign per ply')
+
+def wrong_value_winner_view(states, winner):
+    return [1.0] * len(states)  # the result from the winner's view, for every position
+WRONG['value_winner_view'] = ('check_value_targets', wrong_value_winner_view, 'each target is for the player to move')
+
+def wrong_value_sign(states, winner):
+    return [-1.0 if state.player == winner else 1.0 for state in states]
+WRONG['value_sign'] = ('check_value_targets', wrong_value_sign, 'the sign is the wrong way round')
+
+def wrong_select_last_tie(priors, visits, value_sums, c_puct, fpu_value):
+    best, best_score = 0, -math.inf
+    sqrt_n = math.sqrt(1 + visits.sum())
+    for e in range(len(priors)):
+        q = value_sums[e] / visits[e] if visits[e] else fpu_value
+        score = q + c_puct * priors[e] * sqrt_n / (1 + visits[e])
+        if score >= best_score: best, best_score = e, score  # >= keeps the last of equal scores
+    return best
+WRONG['select_last_tie'] = ('check_select_edge', wrong_select_last_tie, 'ties go to the LOWEST index')
+
+def wrong_select_no_plus_one(priors, visits, value_sums, c_puct, fpu_value):
+    q = np.where(visits > 0, value_sums / np.maximum(visits, 1), fpu_value)
+    return int(np.argmax(q + c_puct * priors * math.sqrt(visits.sum()) / (1 + visits)))
+WRONG['select_no_plus_one'] = ('check_select_edge', wrong_select_no_plus_one, '1 + visits.sum()')
+
+def wrong_select_q_zero(priors, visits, value_sums, c_puct, fpu_value):
+    q = np.where(visits > 0, value_sums / np.maximum(visits, 1), 0.0)
+    return int(np.argmax(q + c_puct * priors * math.sqrt(1 + visits.sum()) / (1 + visits)))
+WRONG['select_q_zero'] = ('check_select_edge', wrong_select_q_zero, 'Q = fpu_value, not 0')
+
+def wrong_augment_policy_unturned(planes, policy, s):
+    return transform_planes(planes, s), policy.copy()  # the board turns, the move probabilities stay put
+WRONG['augment_policy_unturned'] = ('check_augment', wrong_augment_policy_unturned, 'the policy did not')
+
+def wrong_augment_inverse(planes, policy, s):
+    return transform_planes(planes, s), policy[list(ACTION_PERMUTATIONS[s])]  # gathers with the forward table
+WRONG['augment_inverse'] = ('check_augment', wrong_augment_inverse, 'the inverse permutation')
+
+def wrong_plan_no_once(iterations):
+    return [(i, stage) for i in range(1, iterations + 1) for stage in ("selfplay", "train", "arena", "evaluate")]
+WRONG['plan_no_once'] = ('check_plan', wrong_plan_no_once, 'the one-off stages come first')
+
+def wrong_plan_from_zero(iterations):
+    return [(0, "init"), (0, "holdout"), (0, "references")] + [
+        (i, stage) for i in range(iterations) for stage in ("selfplay", "train", "arena", "evaluate")]
+WRONG['plan_from_zero'] = ('check_plan', wrong_plan_from_zero, 'iterations are counted from 1')
+
+def wrong_elo_ln(score):
+    if score in (0, 1): return math.copysign(math.inf, score - 0.5)
+    return 400 * math.log(score / (1 - score))
+WRONG['elo_ln'] = ('check_elo_difference', wrong_elo_ln, 'log10, not the natural log')
+
+def wrong_elo_no_edges(score):
+    return 400 * math.log10(score / (1 - score))  # divides by zero at a score of 1
+WRONG['elo_no_edges'] = ('check_elo_difference', wrong_elo_no_edges, 'no finite Elo difference')
+
 @pytest.mark.parametrize("checker", sorted(REFERENCES))
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True
@@ -319,3 +449,17 @@ def test_checks_are_deterministic(capsys):
     for _ in range(2): exercises.check_negamax(REFERENCES["check_negamax"])
     first, second = capsys.readouterr().out.splitlines()
     assert first == second
+
+def test_stuck_threats_are_what_they_say():
+    "Each STUCK_THREATS position has a move after which the opponent's only wins leave the player to move stuck."
+    from santorini_az.game import apply, legal_actions
+    from santorini_az.notation import parse_position
+    from santorini_az.puzzles import threatened, wins_at_once
+    for text in exercises.STUCK_THREATS:
+        state = parse_position(text)
+        assert threatened(state)
+        def stuck_only(action):
+            after = apply(state, action)
+            wins = [r for r in legal_actions(after) if wins_at_once(after, r)]
+            return wins and all(after.heights[r.to] != 3 for r in wins)
+        assert any(stuck_only(a) for a in legal_actions(state)), text

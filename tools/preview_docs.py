@@ -350,10 +350,16 @@ def site_settings() -> tuple[str, str]:
     return str(website.get("title") or "santorini_az"), str(website.get("site-url") or "").rstrip("/")
 
 
+def refuse(sentence: str) -> None:
+    "Bad input: one sentence on stderr naming the culprit, and exit 2."
+    print(f"preview_docs: {sentence}", file=sys.stderr)
+    sys.exit(2)
+
+
 def prepare_out(out: Path) -> None:
     "An empty output folder: one this script wrote before is emptied; any other non-empty folder is refused."
     if out.exists() and any(out.iterdir()):
-        if not (out / MARKER).exists(): sys.exit(f"preview_docs: {out} is not empty and was not written by this script")
+        if not (out / MARKER).exists(): refuse(f"{out} is not empty and was not written by this script")
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / MARKER).write_text("written by tools/preview_docs.py; emptied on every run\n")
@@ -362,7 +368,7 @@ def prepare_out(out: Path) -> None:
 def render_site(proc: Path, out: Path) -> tuple[Path, Nav]:
     "Render every notebook of `proc` into `out`; the index page's path and the navigation used."
     names = sorted(p.name for p in proc.glob("*.ipynb"))
-    if not names: sys.exit(f"preview_docs: no notebooks in {proc}: run `nbdev_proc_nbs` or tools/test.sh first")
+    if not names: refuse(f"no notebooks in {proc}: run `nbdev_proc_nbs` or tools/test.sh first")
     pages = {name: read_page(proc / name) for name in names}
     nav, (site_title, site_url) = read_sidebar(proc, names), site_settings()
     prepare_out(out)

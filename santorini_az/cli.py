@@ -109,8 +109,8 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<preset>)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
-          iterations: int = typer.Option(None, min=1, help="Stop after this many iterations."),
-          hours: float = typer.Option(None, min=0, help="Stop after this much wall-clock time (0: no limit)."),
+          iterations: int = typer.Option(None, min=1, help="Run exactly this many iterations (default: the preset's, or as many as --hours allows)."),
+          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap."),
           seed: int = typer.Option(None, help="Random seed of the run."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
@@ -125,6 +125,7 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
     from santorini_az.rundir import RunDirectory
     from santorini_az.report import write_report
     overrides = [f"{k}={v}" for k, v in (("iterations", iterations), ("hours", hours), ("seed", seed)) if v is not None]
+    if hours and iterations is None and not resume: overrides.insert(0, "iterations=0")  # the budget sets the count
     if net:
         from santorini_az.network import parse_net_size
         try: size = parse_net_size(net)

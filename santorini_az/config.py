@@ -45,8 +45,8 @@ class RunConfig:
     name: str = "cpu"
     preset: str = "cpu"
     seed: int = 0
-    iterations: int = 40  # stop after this many iterations ...
-    hours: float = 0.0  # ... or after this much wall-clock time (0: no limit), whichever comes first
+    iterations: int = 40  # this many iterations; 0: as many as `hours` allows, planned from the measured speed
+    hours: float = 0.0  # the run's time budget, across resumes (0: none); with a count of iterations, a cap
     channels: int = 32
     blocks: int = 4
     replay_capacity: int = 60_000  # positions
@@ -89,7 +89,7 @@ PRESETS = ("tiny", "cpu", "seed")
 
 # %% ../nbs/24_config.ipynb #a66c4c29
 LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest) allowed; None: no bound
-    "seed": (0, 2**32 - 1), "iterations": (1, 1_000_000), "hours": (0, 100_000),
+    "seed": (0, 2**32 - 1), "iterations": (0, 1_000_000), "hours": (0, 100_000),
     "channels": (1, 1024), "blocks": (1, 64), "replay_capacity": (1, None), "replay_generations": (1, None),
     "holdout_games": (0, None), "holdout_simulations": (1, None), "threads": (0, 1024), "workers": (0, 1024),
     "selfplay.simulations": (1, 100_000), "selfplay.c_puct": (0, None), "selfplay.fpu_value": (-1, 1),
@@ -150,6 +150,8 @@ def check_config(config: RunConfig) -> RunConfig:
         if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    if config.iterations == 0 and not config.hours:
+        raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
     if config.selfplay.fast_simulations > config.selfplay.simulations:
         raise ValueError(f"setting 'selfplay.fast_simulations' must be at most selfplay.simulations "
                          f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")

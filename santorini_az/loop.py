@@ -7,10 +7,12 @@ Docs: https://santorini-az.github.io/santorini_az/loop.html.md"""
 # %% ../nbs/10a_loop.ipynb #43daad20
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -31,13 +33,15 @@ from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['STAGES', 'STAGE_IDS', 'STAGE_FUNCTIONS', 'load_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
-           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan',
-           'start_config', 'check_run_files', 'run_training', 'summary_line']
+__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'STAGE_FUNCTIONS', 'load_network', 'Loop', 'stage_init', 'stage_holdout',
+           'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate',
+           'stages', 'plan', 'start_config', 'iteration_seconds', 'plan_iterations', 'load_plan', 'TimeBudget',
+           'check_run_files', 'run_training', 'summary_line']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
 STAGE_IDS = {"init": 0, "holdout": 1, "references": 2, "selfplay": 3, "train": 4, "arena": 5, "evaluate": 6}
+UNMEASURED_PLAN = 1_000_000  # iterations assumed before a time budget has measured one: the schedule stays at its start
 
 def load_network(path: Path) -> SantoriniNet:
     "A checkpoint's network, or a RunError saying what is wrong with the file."
@@ -50,6 +54,7 @@ class Loop:
     def __init__(self, run: RunDirectory, config: RunConfig, progress: Progress, pool: GamePool | None = None):
         self.run, self.config, self.progress, self.pool = run, config, progress, pool
         self._buffer, self._holdout, self._writer = None, None, None
+        self.budget: TimeBudget | None = None  # set by `run_training` when the run has `hours`
 
     @property
     def workers(self) -> int | GamePool:
@@ -84,7 +89,14 @@ class Loop:
             self._holdout = read_run_file(self.run.holdout_path, load_examples)
         return self._holdout
 
-    def total_steps(self) -> int: return self.config.iterations * self.config.train.steps_per_iteration
+    def last_iteration(self) -> int | None:
+        "The run's last iteration as planned now: the config's count, or the time budget's plan (None: nothing measured yet)."
+        if self.config.iterations or self.budget is None: return self.config.iterations
+        return self.budget.last_iteration()
+
+    def total_steps(self) -> int:
+        "The optimiser steps of the whole run, as planned now: the learning-rate schedule spans them."
+        return (self.last_iteration() or UNMEASURED_PLAN) * self.config.train.steps_per_iteration
 
     def log_scalars(self, record: Record) -> None:
         "Send the record's numbers to TensorBoard, as `stage/name` at step = iteration."
@@ -192,7 +204,7 @@ def all_results(records: list[Record]) -> list[MatchResult]:
 
 def stage_evaluate(loop: Loop, iteration: int) -> dict:
     run, c, rng = loop.run, loop.config.arena, loop.rng(iteration, "evaluate")
-    if iteration % c.every and iteration != loop.config.iterations: return {"skipped": True}
+    if iteration % c.every and iteration != loop.last_iteration(): return {"skipped": True}
     me = loop.network_player(iteration, c.simulations)
     results, scores = [], {}
     for name in c.references:
@@ -208,14 +220,20 @@ STAGE_FUNCTIONS = {"init": stage_init, "holdout": stage_holdout, "references": s
                    "selfplay": stage_selfplay, "train": stage_train, "arena": stage_arena, "evaluate": stage_evaluate}
 
 # %% ../nbs/10a_loop.ipynb #f7ae25eb
-def stages(config: RunConfig):
-    "Every (iteration, stage) of a run, in order, one at a time (a run of a million iterations starts at once)."
+def stages(config: RunConfig, finished: Callable[[int], bool] | None = None):
+    """Every (iteration, stage) of a run, in order, one at a time (a run of a million iterations starts at once).
+    A run that fills a time budget (`iterations` 0) goes on until `finished(i)` says iteration `i` was its last."""
     yield from [(0, "init"), (0, "holdout"), (0, "references")]
-    for i in range(1, config.iterations + 1):
+    if finished is None:
+        for i in range(1, config.iterations + 1):
+            for s in STAGES: yield i, s
+        return
+    for i in itertools.count(1):
         for s in STAGES: yield i, s
+        if finished(i): return
 
 def plan(config: RunConfig) -> list[tuple[int, str]]:
-    "Every (iteration, stage) of a run, as a list."
+    "Every (iteration, stage) of a run of `config.iterations` iterations, as a list."
     return list(stages(config))
 
 def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, overrides: list[str]) -> RunConfig:
@@ -229,6 +247,76 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
         except ValueError as e: raise RunError(f"the run's config {run.config_path} does not fit this version: {e}") from None
     elif resume: raise RunError(f"nothing to resume: {run.root} holds no run (no config.json)")
     return check_config(apply_overrides(config or RunConfig(), list(overrides)))
+
+# %% ../nbs/10a_loop.ipynb #14c265cc
+def iteration_seconds(records: list[Record]) -> dict[int, float]:
+    "Seconds each finished iteration took (the sum of its stages' seconds), by iteration."
+    finished = {r.iteration for r in records if r.stage == STAGES[-1]}
+    seconds: dict[int, float] = {}
+    for r in records:
+        if r.iteration in finished: seconds[r.iteration] = seconds.get(r.iteration, 0.0) + r.seconds
+    return seconds
+
+def plan_iterations(iteration: int, left: float, measured: list[float]) -> dict:
+    """The plan made as `iteration` starts, with `left` seconds of the budget left and `measured` the seconds of the
+    iterations finished so far: the last iteration planned (None before one is measured), whether this is it, and why."""
+    if not measured:
+        return {"iteration": iteration, "iterations": None, "last": left <= 0,
+                "why": "nothing measured yet: this iteration's time sets the plan"}
+    recent = measured[-4:]
+    each = sum(recent) / len(recent)
+    more = max(1, round(left / each))  # this one included
+    return {"iteration": iteration, "iterations": iteration - 1 + more, "last": more == 1,
+            "seconds_left": round(left, 1), "seconds_per_iteration": round(each, 2),
+            "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last "
+                   f"{len(recent)}): {more} more, this one included"}
+
+# %% ../nbs/10a_loop.ipynb #af0850e3
+def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
+    "The seconds spent and the plans by iteration saved in a run's plan.json (ValueError if it is not such a file)."
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("plans"), list):
+        raise ValueError("not a plan: expected a JSON object with 'spent_seconds' and a list of 'plans'")
+    return float(data["spent_seconds"]), {int(p["iteration"]): dict(p) for p in data["plans"]}
+
+class TimeBudget:
+    "A run's `hours`: the wall-clock seconds spent across sessions and the plan made as each iteration starts (plan.json)."
+
+    def __init__(self, run: RunDirectory, config: RunConfig, records: list[Record]):
+        self.run, self.seconds, self.fills = run, config.hours * 3600, config.iterations == 0
+        spent, self.plans = read_run_file(run.plan_path, load_plan) if run.plan_path.exists() else (None, {})
+        self.spent_before = sum(r.seconds for r in records) if spent is None else spent
+        self.session_start = time.time()
+
+    def spent(self) -> float: return self.spent_before + time.time() - self.session_start
+    def left(self) -> float: return self.seconds - self.spent()
+
+    def plan_for(self, iteration: int, records: list[Record], say: Callable[[str], None] = print) -> dict:
+        "The plan of `iteration`: the one made when it started (unless the budget changed since), or a new one, saved."
+        plan = self.plans.get(iteration)
+        if plan is None or plan["budget_seconds"] != self.seconds:
+            measured = [s for i, s in sorted(iteration_seconds(records).items()) if 0 < i < iteration]
+            plan = {**plan_iterations(iteration, self.left(), measured), "budget_seconds": self.seconds}
+            self.plans[iteration] = plan
+            self.save()
+            last = "the last" if plan["last"] else f"of {plan['iterations'] or '?'}"
+            say(f"plan: iteration {iteration} {last} ({plan['why']})")
+        return plan
+
+    def finished(self, iteration: int) -> bool:
+        "Whether `iteration` was planned as the run's last, under the current budget."
+        plan = self.plans.get(iteration)
+        return plan is not None and plan["last"] and plan["budget_seconds"] == self.seconds
+
+    def last_iteration(self) -> int | None:
+        "The last iteration of the latest plan (None: nothing measured yet)."
+        if not self.plans: return None
+        latest = self.plans[max(self.plans)]
+        return latest["iteration"] if latest["last"] else latest["iterations"]
+
+    def save(self) -> None:
+        self.run.write_json(self.run.plan_path, {"budget_seconds": self.seconds, "spent_seconds": round(self.spent(), 1),
+                                                 "plans": [self.plans[i] for i in sorted(self.plans)]})
 
 # %% ../nbs/10a_loop.ipynb #804250a8
 def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record]) -> None:
@@ -283,23 +371,32 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             progress.say(f"playing games on {pool.size} Ray actors at {ray}")
         run.write_json(run.config_path, config_to_dict(config))
         done = {(r.iteration, r.stage) for r in records}
-        loop, started, ran = Loop(run, config, progress, pool), time.time(), 0
+        loop, ran = Loop(run, config, progress, pool), 0
+        budget = loop.budget = TimeBudget(run, config, records) if config.hours else None
         try:
-            for iteration, stage in stages(config):
+            for iteration, stage in stages(config, budget.finished if budget and budget.fills else None):
                 if (iteration, stage) in done: continue
-                if config.hours and time.time() - started > config.hours * 3600:
-                    progress.say(f"time budget of {config.hours} h spent; resume with --resume"); break
                 if stop_after is not None and ran >= stop_after: break
+                if budget and budget.fills and iteration > 0: budget.plan_for(iteration, records, progress.say)
+                elif budget and budget.left() < 0:
+                    progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
+                                 f"(of {config.iterations}): resume with a larger --hours to go on"); break
                 stage_start = time.time()
                 values = STAGE_FUNCTIONS[stage](loop, iteration)
                 record = Record(stage, iteration, time.time() - stage_start, time.time(), values)
                 append_record(run.records_path, record)
+                records.append(record)
+                if budget: budget.save()
                 ran += 1
                 champion = run.champion()
                 run.write_json(run.champion_path, {"iteration": champion,
                                                    "checkpoint": str(run.checkpoint(champion).relative_to(run.root))})
                 loop.log_scalars(record)
                 progress.say(summary_line(record))
+            if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
+                spent = budget.spent()
+                progress.say(f"time budget filled: {max(budget.plans)} iterations in {spent / 60:.1f} min, "
+                             f"{spent / budget.seconds:.0%} of {config.hours} h")
         finally:
             loop.close()
             if pool is not None: pool.close()

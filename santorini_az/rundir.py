@@ -72,7 +72,7 @@ class RunDirectory:
         self.config_path, self.records_path = self.root / "config.json", self.root / "records.jsonl"
         self.champion_path, self.elo_path = self.root / "champion.json", self.root / "elo.json"
         self.replay_path, self.holdout_path = self.root / "replay.npz", self.root / "holdout.npz"
-        self.lock_path = self.root / "lock"
+        self.plan_path, self.lock_path = self.root / "plan.json", self.root / "lock"
 
     def checkpoint(self, iteration: int) -> Path: return self.root / "checkpoints" / f"{network_name(iteration)}.safetensors"
     def trainer_state(self, iteration: int) -> Path: return self.root / "checkpoints" / f"{network_name(iteration)}.trainer.pt"

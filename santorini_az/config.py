@@ -97,6 +97,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "selfplay.temperature_plies": (0, None), "selfplay.max_nodes": (0, None), "selfplay.games": (1, None),
     "selfplay.full_search_share": (0, 1), "selfplay.fast_simulations": (0, 100_000), "selfplay.random_placements": (0, 1),
     "selfplay.forced_playouts": (0, 100), "selfplay.games_in_flight": (1, None), "selfplay.resign_threshold": (-2, 1),
+    "selfplay.gumbel_actions": (1, 153), "selfplay.c_visit": (0, None), "selfplay.c_scale": (0, None),
     "train.batch_size": (1, None), "train.steps_per_iteration": (1, None), "train.learning_rate": (0, 10),
     "train.lr_min_fraction": (0, 1), "train.lr_step_every": (1, None), "train.lr_step_factor": (0, 1),
     "train.warmup_steps": (0, None), "train.weight_decay": (0, None), "train.grad_clip": (0, None),
@@ -106,7 +107,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "arena.reference_openings": (1, None), "arena.every": (1, None)}
 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
-                                       "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt")}
+                                       "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
+                                       "selfplay.root_search": ("puct", "gumbel")}
 
 # %% ../nbs/24_config.ipynb #420be12c
 def machine_memory() -> int:
@@ -152,6 +154,10 @@ def check_config(config: RunConfig) -> RunConfig:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
+    if config.selfplay.root_search != "puct":
+        raise ValueError(f"setting 'selfplay.root_search'={config.selfplay.root_search!r} is not supported for training "
+                         "runs yet: the compiled engine (chapter 6), which plays self-play and matches, searches with "
+                         "PUCT only; Gumbel's root search is in the readable search of chapter 3")
     if config.selfplay.fast_simulations > config.selfplay.simulations:
         raise ValueError(f"setting 'selfplay.fast_simulations' must be at most selfplay.simulations "
                          f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")

@@ -658,6 +658,9 @@ class SelfPlay:
                  slots: int = 256, rng: np.random.Generator | None = None):
         self.evaluators = list(evaluators) if isinstance(evaluators, (list, tuple)) else [evaluators]
         self.config = config or SearchConfig()
+        if self.config.root_search != "puct":
+            raise ValueError(f"root_search={self.config.root_search!r}: the compiled engine searches with PUCT only "
+                             "(Gumbel's root search is in the readable search of chapter 3)")
         self.slots = slots
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.tree = empty_tree(self.slots, self.config.nodes)

@@ -18,7 +18,9 @@ from .game import CELLS, Placement, State
 # %% auto #0
 __all__ = ['TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'expand', 'puct_scores', 'select_edge',
            'select_leaf', 'backup', 'add_dirichlet_noise', 'visit_counts', 'visit_policy', 'choose_action',
-           'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell', 'run_batched']
+           'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell', 'run_batched', 'gumbel_draws',
+           'prior_logits', 'mixed_value', 'completed_q', 'scaled_q', 'improved_policy', 'halving_schedule',
+           'GumbelRoot']
 
 # %% ../nbs/03_mcts.ipynb #c7b5ff80
 @dataclass
@@ -39,6 +41,10 @@ class SearchConfig:
     fast_simulations: int = 0  # `simulations`, the rest this many, no root noise, and no place among the training targets
     forced_playouts: float = 0.0  # k of forced playouts at a noised root (compiled self-play; 0 = off), pruned from targets
     max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
+    root_search: str = "puct"  # the root's choice of moves: "puct", or "gumbel" (readable search only, see below)
+    gumbel_actions: int = 16  # m: the actions Gumbel-top-k samples at the root, before sequential halving
+    c_visit: float = 50.0  # Gumbel's sigma(q) = (c_visit + max N) * c_scale * q, with q in [0, 1]: how much the
+    c_scale: float = 1.0  # search's values outweigh the prior's logits (Danihelka et al. 2022; theirs: 50 and 1)
 
     @property
     def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
@@ -202,6 +208,8 @@ class Search:
 
     def __init__(self, state: State, config: SearchConfig | None = None, rng: random.Random | None = None):
         self.config = config or SearchConfig()
+        if self.config.root_search not in ("puct", "gumbel"):
+            raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.config.root_search!r}")
         self.rng = rng if rng is not None else random.Random()
         self._start(Node(state))
 
@@ -209,22 +217,32 @@ class Search:
         "Make `root` the root and begin a fresh round of `config.simulations` simulations."
         self.root, self.simulations_done = root, 0
         self._path, self._leaf = [], None  # the leaf waiting for its evaluation, and the path down to it
+        self.gumbel: GumbelRoot | None = None  # a Gumbel search's state at the root, made once the root is expanded
         if root.is_terminal: return  # a finished game: nothing to search
         if not root.is_expanded:
             self._leaf = root  # the root's own evaluation comes first and is not a simulation
             return
-        self._noise_root()
+        self._prepare_root()
         self._simulate()
 
-    def _noise_root(self) -> None:
+    def _prepare_root(self) -> None:
+        "Root noise if asked for; then, for `root_search='gumbel'`, the root's Gumbel draws and sampled actions."
         if self.config.dirichlet_fraction > 0:
             add_dirichlet_noise(self.root, self.config.dirichlet_alpha, self.config.dirichlet_fraction, self.rng)
+        if self.config.root_search == "gumbel": self.gumbel = GumbelRoot(self.root, self.config, self.rng)
+
+    def _select(self) -> tuple[Path, Node]:
+        "The next simulation's path and leaf: PUCT from the root down, or Gumbel's pick at the root and PUCT below."
+        if self.gumbel is None: return select_leaf(self.root, self.config)
+        edge = self.gumbel.next_edge()
+        path, leaf = select_leaf(self.root.child(edge), self.config)
+        return [(self.root, edge)] + path, leaf
 
     def _simulate(self) -> None:
         "Run simulations until one needs an evaluation, or all are done."
         self._path, self._leaf = [], None
         while self.simulations_done < self.config.simulations:
-            path, leaf = select_leaf(self.root, self.config)
+            path, leaf = self._select()
             if leaf.is_terminal:
                 backup(path, leaf.player, TERMINAL_VALUE)
                 self.simulations_done += 1
@@ -241,7 +259,7 @@ class Search:
         leaf = self._leaf
         if leaf is None: raise RuntimeError("resume() called, but the search is not waiting for an evaluation")
         expand(leaf, logits, value)
-        if leaf is self.root: self._noise_root()
+        if leaf is self.root: self._prepare_root()
         else:
             backup(self._path, leaf.player, leaf.value)
             self.simulations_done += 1
@@ -261,8 +279,14 @@ class Search:
         "153 probabilities from the root's visits (temperature 1: visit fractions, the training target)."
         return visit_policy(self.root, temperature)
 
+    def improved_policy(self) -> list[float]:
+        "153 probabilities: the root's completed-Q improved policy (Gumbel's training target, see `improved_policy`)."
+        return improved_policy(self.root, self.config)
+
     def choose_action(self, temperature: float = 0.0, rng: random.Random | None = None) -> int:
-        "An action index to play: the most visited at temperature 0, else drawn with `rng` (default: the search's)."
+        """An action index to play: the most visited at temperature 0, else drawn with `rng` (default: the search's).
+        A Gumbel search plays `GumbelRoot.choice`, already a draw (by its Gumbel noise): `temperature` is unused."""
+        if self.gumbel is not None: return self.gumbel.choice()
         return choose_action(self.root, temperature, rng or self.rng)
 
     def root_value(self) -> float:
@@ -304,3 +328,109 @@ def run_batched(searches: Iterable[Search],
         for search, row, value in zip(waiting, logits, values):
             search.resume(row, value)
     return searches
+
+# %% ../nbs/03_mcts.ipynb #13bfb263
+def gumbel_draws(count: int, rng: random.Random) -> list[float]:
+    "`count` independent standard Gumbel draws, -log(-log U) with U uniform in (0, 1)."
+    draws = []
+    for _ in range(count):
+        u = rng.random()
+        while u == 0.0: u = rng.random()  # random() is in [0, 1), and log(0) is not a number
+        draws.append(-math.log(-math.log(u)))
+    return draws
+
+def prior_logits(node: Node) -> list[float]:
+    "log P of each edge of the expanded `node`: its logits up to a constant, root noise included (-inf where P = 0)."
+    return [math.log(p) if p > 0 else -math.inf for p in node.priors]
+
+# %% ../nbs/03_mcts.ipynb #0f4ede08
+def mixed_value(node: Node) -> float:
+    "v_mix: `node`'s evaluated value blended with the prior-weighted mean Q of its visited edges (for its player)."
+    total = 0
+    for n in node.visits: total += n
+    if total == 0: return node.value
+    weight = weighted_q = 0.0
+    for p, n, w in zip(node.priors, node.visits, node.value_sums):
+        if n:
+            p = max(p, 1e-300)  # a visited edge whose prior underflowed still counts: the weights cannot all be 0
+            weight += p
+            weighted_q += p * w / n
+    return (node.value + total * weighted_q / weight) / (1 + total)
+
+def completed_q(node: Node) -> list[float]:
+    "Q of each edge for `node`'s player to move: W / N where visited, `mixed_value(node)` where not."
+    v_mix = mixed_value(node)
+    return [w / n if n else v_mix for n, w in zip(node.visits, node.value_sums)]
+
+def scaled_q(node: Node, config: SearchConfig | None = None) -> list[float]:
+    "σ(q̂) of each edge: completed Q mapped from [-1, 1] to q̂ in [0, 1], times (c_visit + max N) * c_scale."
+    config = config or SearchConfig()
+    scale = (config.c_visit + max(node.visits)) * config.c_scale
+    return [scale * (q + 1) / 2 for q in completed_q(node)]
+
+# %% ../nbs/03_mcts.ipynb #581f2234
+def improved_policy(node: Node, config: SearchConfig | None = None) -> list[float]:
+    "153 probabilities: softmax(logits + σ(completed Q)) over the legal actions of the expanded `node`, 0 elsewhere."
+    if not node.is_expanded: raise ValueError("the node has not been evaluated yet")
+    scores = [-math.inf] * N_ACTIONS
+    for action, logit, sigma in zip(node.actions, prior_logits(node), scaled_q(node, config)):
+        scores[action] = logit + sigma
+    result = [0.0] * N_ACTIONS
+    for action, p in zip(node.actions, legal_priors(scores, node.actions)): result[action] = p
+    return result
+
+# %% ../nbs/03_mcts.ipynb #c593c231
+def halving_schedule(candidates: int, simulations: int) -> list[tuple[int, int]]:
+    "Sequential halving's phases as (candidates in it, simulations it gets); they add up to `simulations`."
+    phases = max(1, math.ceil(math.log2(candidates)))
+    schedule, left, n = [], simulations, candidates
+    while left > 0:
+        each = max(1, simulations // (phases * n))  # the phase's share of the budget, evenly; one visit at least
+        schedule.append((n, min(each * n, left)))  # the budget may end inside a phase
+        left -= schedule[-1][1]
+        n = max(2, math.ceil(n / 2)) if n > 1 else 1  # keep the better half, never fewer than two
+    return schedule
+
+# %% ../nbs/03_mcts.ipynb #ae34ca63
+class GumbelRoot:
+    """Gumbel's decisions at an expanded root (Danihelka et al. 2022): the root edge of each simulation, and the move.
+
+    `gumbel` [edges]: one standard Gumbel draw per edge. `candidates`: the edges still in, best first (at first the m
+    highest by g + logits). `schedule`: `halving_schedule(m, config.simulations)`. `phases`: per phase begun,
+    {edge: visits in that phase}. `given` [edges]: this search's root visits (not a kept subtree's older ones)."""
+
+    def __init__(self, root: Node, config: SearchConfig, rng: random.Random):
+        self.root, self.config = root, config
+        self.gumbel = gumbel_draws(len(root.actions), rng)  # one per edge, in ascending action order
+        logits = prior_logits(root)
+        ranked = sorted(range(len(root.actions)), key=lambda e: -(self.gumbel[e] + logits[e]))
+        m = min(config.gumbel_actions, len(root.actions))
+        self.candidates = ranked[:m]
+        self.schedule = halving_schedule(m, config.simulations)
+        self.phases: list[dict[int, int]] = []
+        self.given = [0] * len(root.actions)
+        self._plan: list[int] = []  # the current phase's edges still to visit, in order
+
+    def scores(self) -> list[float]:
+        "g + logits + σ(q̂) of every edge: what ranks the candidates and picks the move."
+        return [g + l + s for g, l, s in zip(self.gumbel, prior_logits(self.root), scaled_q(self.root, self.config))]
+
+    def next_edge(self) -> int:
+        "The root edge for the next simulation; at the end of a phase, keep the best candidates and plan the next."
+        if not self._plan:
+            count, visits = self.schedule[len(self.phases)]
+            if self.phases:  # the phase before is complete: keep its best `count`
+                scores = self.scores()
+                self.candidates = sorted(self.candidates, key=lambda e: -scores[e])[:count]
+            rounds = -(-visits // count)  # rounds of one visit each; the last is cut short if the phase's budget ends
+            self._plan = [e for _ in range(rounds) for e in self.candidates][:visits]
+            self.phases.append({e: self._plan.count(e) for e in self.candidates})
+        edge = self._plan.pop(0)
+        self.given[edge] += 1
+        return edge
+
+    def choice(self) -> int:
+        "The action to play: of the candidates with the most visits in this search, the highest g + logits + σ(q̂)."
+        most = max(self.given[e] for e in self.candidates)
+        scores = self.scores()
+        return self.root.actions[max((e for e in self.candidates if self.given[e] == most), key=lambda e: scores[e])]

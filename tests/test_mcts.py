@@ -8,8 +8,9 @@ import pytest
 
 from santorini_az.encoding import N_ACTIONS, action_from_index, legal_action_indices
 from santorini_az.game import DOME, Placement, State, initial_state
-from santorini_az.mcts import (TERMINAL_VALUE, Node, Search, SearchConfig, expand, legal_priors, node_value,
-                               run_batched, run_search, select_edge, uniform_evaluator, visits_by_cell)
+from santorini_az.mcts import (TERMINAL_VALUE, Node, Search, SearchConfig, expand, halving_schedule, improved_policy,
+                               legal_priors, node_value, run_batched, run_search, select_edge, uniform_evaluator,
+                               visits_by_cell)
 
 
 def position(rows: str, mine=(), theirs=(), player=0) -> State:
@@ -291,3 +292,93 @@ def test_module_imports_no_numpy_or_torch():
     code = "import sys, santorini_az.mcts; print(any(m in sys.modules for m in ('numpy', 'torch')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+# Gumbel at the root (root_search="gumbel"): opt-in, PUCT below the root
+
+@pytest.mark.parametrize("state", [initial_state(), MIDGAME, BLOCK, WIN_IN_ONE])
+@pytest.mark.parametrize("simulations,m", [(0, 16), (1, 16), (7, 16), (64, 16), (100, 4), (50, N_ACTIONS)])
+def test_gumbel_spends_exactly_the_budget_by_sequential_halving(state, simulations, m):
+    config = SearchConfig(simulations=simulations, root_search="gumbel", gumbel_actions=m)
+    search = run_search(state, hashed_evaluator, config, random.Random(0))
+    root, phases = search.root, search.gumbel.phases
+    assert sum(root.visits) == simulations == search.simulations_done
+    assert [(len(p), sum(p.values())) for p in phases] == halving_schedule(min(m, len(root.actions)), simulations)
+    assert all(set(later) <= set(earlier) for earlier, later in zip(phases, phases[1:]))
+    assert all(n == 0 or (phases and e in phases[0]) for e, n in enumerate(root.visits))  # only sampled moves
+    assert search.choose_action() in root.actions
+    policy = search.improved_policy()
+    assert sum(policy) == pytest.approx(1.0)
+    assert all(p == 0.0 for a, p in enumerate(policy) if a not in root.actions)
+
+
+def test_gumbel_plays_the_best_scored_survivor():
+    search = run_search(MIDGAME, hashed_evaluator, SearchConfig(simulations=64, root_search="gumbel"), random.Random(3))
+    gumbel, scores = search.gumbel, search.gumbel.scores()
+    most = max(gumbel.given[e] for e in gumbel.candidates)
+    survivors = [e for e in gumbel.candidates if gumbel.given[e] == most]
+    assert len(survivors) == 2 and most == 1 + 2 + 4 + 8
+    assert search.choose_action() == search.root.actions[max(survivors, key=lambda e: scores[e])]
+
+
+def test_gumbel_with_no_simulations_samples_from_the_prior():
+    priors = legal_priors(hashed_evaluator(MIDGAME)[0], legal_action_indices(MIDGAME))
+    top = legal_action_indices(MIDGAME)[priors.index(max(priors))]
+    config = SearchConfig(simulations=0, root_search="gumbel")
+    draws = [run_search(MIDGAME, hashed_evaluator, config, random.Random(s)).choose_action() for s in range(1000)]
+    assert draws.count(top) / 1000 == pytest.approx(max(priors), abs=0.05)
+
+
+def test_gumbel_below_the_root_backs_up_like_puct():
+    search = run_search(initial_state(), hashed_evaluator, SearchConfig(simulations=300, root_search="gumbel"),
+                        random.Random(0))
+    for node in all_nodes(search.root):
+        for action, child in node.children.items():
+            edge = node.actions.index(action)
+            if child.is_expanded:
+                sign = 1.0 if child.player == node.player else -1.0
+                assert node.value_sums[edge] == pytest.approx(sign * (child.value + sum(child.value_sums)))
+                assert node.visits[edge] == child.visit_count()
+
+
+def test_gumbel_is_deterministic_with_a_seed_and_batches_like_one_by_one():
+    config = SearchConfig(simulations=48, root_search="gumbel")
+    def play(seed): return run_search(MIDGAME, hashed_evaluator, config, random.Random(seed)).visit_counts()
+    assert play(7) == play(7) and play(7) != play(8)
+    states = [initial_state(), MIDGAME, BLOCK, WIN_IN_ONE]
+    def batch(states):
+        results = [hashed_evaluator(s) for s in states]
+        return [r[0] for r in results], [r[1] for r in results]
+    batched = run_batched([Search(s, config, random.Random(i)) for i, s in enumerate(states)], batch)
+    alone = [run_search(s, hashed_evaluator, config, random.Random(i)) for i, s in enumerate(states)]
+    assert [s.visit_counts() for s in batched] == [s.visit_counts() for s in alone]
+    assert [s.choose_action() for s in batched] == [s.choose_action() for s in alone]
+
+
+def test_gumbel_after_advance_counts_only_the_new_round():
+    config = SearchConfig(simulations=40, root_search="gumbel")
+    search = run_search(MIDGAME, hashed_evaluator, config, random.Random(0))
+    action = search.choose_action()
+    kept = sum(search.root.children[action].visits)
+    search.advance(action)
+    search.run(hashed_evaluator)
+    assert sum(search.root.visits) == kept + 40 and sum(search.gumbel.given) == 40
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_gumbel_over_every_action_finds_the_win_in_one(seed):
+    config = SearchConfig(simulations=400, root_search="gumbel", gumbel_actions=N_ACTIONS)
+    search = run_search(WIN_IN_ONE, uniform_evaluator, config, random.Random(seed))
+    assert WIN_IN_ONE.apply(action_from_index(WIN_IN_ONE, search.choose_action())).winner() == 0
+    winners = [a for a in search.root.actions if WIN_IN_ONE.apply(action_from_index(WIN_IN_ONE, a)).winner() == 0]
+    assert sum(search.improved_policy()[a] for a in winners) > 0.99
+
+
+def test_improved_policy_without_visits_is_the_prior():
+    search = run_search(MIDGAME, hashed_evaluator, SearchConfig(simulations=0))
+    assert improved_policy(search.root) == pytest.approx(search.policy())
+
+
+def test_unknown_root_search_is_refused():
+    with pytest.raises(ValueError, match="root_search"):
+        Search(MIDGAME, SearchConfig(root_search="alphabeta"))

@@ -65,7 +65,7 @@ class RunConfig:
 
 # %% ../nbs/24_config.ipynb #673e1a81
 def preset(name: str) -> RunConfig:
-    "The `RunConfig` of preset `name`: 'tiny', 'cpu' or 'seed'."
+    "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long' or 'seed'."
     if name == "tiny":
         return RunConfig(name="tiny", preset="tiny", iterations=2, channels=16, blocks=2, replay_capacity=5000,
                          workers=1, backend="torch",  # worker processes and ONNX exports would take longer than its games
@@ -76,6 +76,13 @@ def preset(name: str) -> RunConfig:
     if name == "cpu":  # reference matches every other iteration (~15% more iterations)
         return RunConfig(selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
                          train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0), arena=ArenaConfig(every=2))
+    if name == "long":  # hours, resumable across days: a larger network paid for by the games playout caps save
+        return RunConfig(name="long", preset="long", iterations=0, hours=8.0, channels=64, blocks=6,
+                         replay_capacity=100_000, replay_generations=12,
+                         selfplay=SelfPlayConfig(games=256, simulations=128, dirichlet_alpha=0.15,
+                                                 full_search_share=0.25, fast_simulations=32),
+                         train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
+                         arena=ArenaConfig(every=4))
     if name == "seed":
         return RunConfig(name="seed", preset="seed", iterations=200, channels=256, blocks=8,
                          threads=0, replay_capacity=500_000, replay_generations=20, holdout_games=64, holdout_simulations=200,
@@ -83,9 +90,9 @@ def preset(name: str) -> RunConfig:
                          train=TrainConfig(batch_size=512, steps_per_iteration=1000, learning_rate=1e-3,
                                            optimizer="sgd", lr_schedule="step", lr_step_every=40_000),
                          arena=ArenaConfig(openings=50, simulations=200, reference_openings=25))
-    raise ValueError(f"unknown preset {name!r}: use tiny, cpu or seed")
+    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long or seed")
 
-PRESETS = ("tiny", "cpu", "seed")
+PRESETS = ("tiny", "cpu", "long", "seed")
 
 # %% ../nbs/24_config.ipynb #a66c4c29
 LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest) allowed; None: no bound

@@ -227,7 +227,8 @@ def _go(self, args):
         searcher = self.alphazero
         if "depth" in budget: self.write("info string depth is not a budget for the alphazero engine: "
                                          "searching Simulations simulations")
-        kwargs = {"nodes": budget.get("nodes") or (0 if budget.get("infinite") else self.options["Simulations"])}
+        timed = budget.get("infinite") or "movetime" in budget  # the clock or a stop ends it, not Simulations
+        kwargs = {"nodes": budget.get("nodes") or (0 if timed else self.options["Simulations"])}
     if "movetime" in budget: kwargs["movetime"] = budget["movetime"] / 1000
     if budget.get("infinite") and self.options["Engine"] == "alphabeta": kwargs["depth"] = None
     self.stop_requested.clear()

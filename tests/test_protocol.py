@@ -104,6 +104,21 @@ def test_alphazero_engine_uniform_prior(engine):
     assert engine.process.wait(10) == 0
 
 
+def test_alphazero_movetime_is_a_time_budget(engine):
+    "`go movetime` gives the AlphaZero engine the clock, not its Simulations option: equal-time matches depend on it."
+    engine.send("setoption name Engine value alphazero")
+    engine.send("setoption name Simulations value 1")
+    engine.send("position startpos moves C3 D4 B2 D2")
+    engine.send("go movetime 300")
+    info = engine.until("bestmove")[-2]
+    nodes = int(info.split(" nodes ")[1].split()[0])
+    assert nodes > 1, info  # stopped by the time, not by Simulations=1
+    engine.send("go")
+    assert " nodes 1 " in engine.until("bestmove")[-2]  # without a time, Simulations still sets the budget
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
 @pytest.mark.parametrize("command", [
     "hello", "go depth -1", "go nodes", "go sideways 3", "position", "position startpos moves C3 C3",
     "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",

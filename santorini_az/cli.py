@@ -105,7 +105,7 @@ def _run_errors():
     return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
-def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop) or seed (256x8, GPU)."),
+def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop, half an hour), long (64x6, hours, resumable) or seed (256x8, GPU)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<preset>)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),

@@ -175,7 +175,11 @@ class EngineSession:
                        + (f" {extra}" if extra else ""))
         self.write("uciok")
 
-    def _cmd_isready(self, args): self.write("readyok")
+    def _cmd_isready(self, args):
+        try:
+            if not self.searching: self._prepare()  # loading and compiling belong here, not on a move's clock
+        except Exception as e: self.write(f"info string error: the engine could not get ready: {e}")
+        self.write("readyok")  # a GUI waits for it whatever happened
 
     def _cmd_ucinewgame(self, args):
         if self.alphabeta: self.alphabeta.new_game()
@@ -208,6 +212,25 @@ def _set_option(self, args):
 EngineSession._cmd_setoption = _set_option
 
 # %% ../nbs/30_protocol.ipynb #eb28edaf
+def _searcher(self):
+    "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."
+    if self.options["Engine"] == "alphabeta":
+        if self.alphabeta is None:
+            brain = self.options["Brain"] or None
+            self.alphabeta = AlphaBeta(AlphaBetaConfig(hash_mb=self.options["Hash"], brain=brain))
+        return self.alphabeta
+    if self.alphazero is None: self.alphazero = AlphaZeroSearcher(uniform_evaluator)
+    return self.alphazero
+
+def _prepare(self):
+    """Make the searcher and run a tiny search with it (α-β's compiled functions load, the network runs once), so that
+    `isready` pays for them and the first `go movetime` gets its whole time to think."""
+    searcher = self._searcher()
+    if searcher is self.alphabeta:
+        searcher.search(initial_state(), depth=1)
+        searcher.new_game()  # the tiny search leaves nothing behind
+    else: searcher.search(initial_state(), nodes=2)
+
 def _go(self, args):
     budget = _parse_go(args)
     state = self.state
@@ -215,16 +238,11 @@ def _go(self, args):
         self.write("info string error: the game is over: no move to search")
         self.write("bestmove (none)")
         return
+    searcher = self._searcher()
     if self.options["Engine"] == "alphabeta":
-        if self.alphabeta is None:
-            brain = self.options["Brain"] or None
-            self.alphabeta = AlphaBeta(AlphaBetaConfig(hash_mb=self.options["Hash"], brain=brain))
-        searcher = self.alphabeta
         kwargs = {"depth": budget.get("depth"), "nodes": budget.get("nodes")}
         if not budget: kwargs["depth"] = self.options["Depth"]
     else:
-        if self.alphazero is None: self.alphazero = AlphaZeroSearcher(uniform_evaluator)
-        searcher = self.alphazero
         if "depth" in budget: self.write("info string depth is not a budget for the alphazero engine: "
                                          "searching Simulations simulations")
         timed = budget.get("infinite") or "movetime" in budget  # the clock or a stop ends it, not Simulations
@@ -260,6 +278,7 @@ def _stop_search(self, wait: bool = True):
     if wait and self.thread is not None: self.thread.join()
 
 EngineSession._cmd_go, EngineSession._search, EngineSession._stop_search = _go, _search, _stop_search
+EngineSession._searcher, EngineSession._prepare = _searcher, _prepare
 
 # %% ../nbs/30_protocol.ipynb #42bbeb3b
 def engine_command(input: TextIO | None = None, output: TextIO | None = None) -> None:

@@ -160,3 +160,26 @@ def test_match_between_two_engine_subprocesses():
     assert {colour for _, colour, _, _, _ in match.games} == {0, 1}
     assert all(note == "" for *_, note in match.games)  # nobody forfeited
     assert "score" in match.summary()
+
+
+@pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])
+def test_isready_prepares_the_engine(engine_name):
+    "`isready` makes the searcher and runs it once (α-β compiles then), so the first timed move gets its whole clock."
+    from santorini_az.protocol import EngineSession
+    answers = []
+    session = EngineSession(answers.append)
+    session.handle(f"setoption name Engine value {engine_name}")
+    assert session.alphabeta is None and session.alphazero is None
+    session.handle("isready")
+    assert answers == ["readyok"]
+    searcher = session.alphabeta if engine_name == "alphabeta" else session.alphazero
+    assert searcher is not None and searcher is session._searcher()  # the go that follows uses this one
+
+
+def test_isready_answers_even_when_preparing_fails(monkeypatch):
+    from santorini_az.protocol import EngineSession
+    answers = []
+    session = EngineSession(answers.append)
+    monkeypatch.setattr(EngineSession, "_prepare", lambda self: 1 / 0)
+    session.handle("isready")
+    assert answers[-1] == "readyok" and answers[0].startswith("info string error"), answers

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Move, Placement, State, apply, has_climbed,
-                               in_setup, legal_placements)
+from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, has_climbed, in_setup,
+                               legal_placements)
 from .notation import NotationError, cell_name, format_position, parse_cell, parse_position
 
 # %% auto #0

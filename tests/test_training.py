@@ -387,7 +387,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "workers=-1"], "'workers' must be at least 0"),
     (["train", "--set", "promote_threshold=5"], "'arena.promote_threshold' must be at most 1"),
     (["train", "--set", "hours=nan"], "'hours' must be a finite number"),
-    (["train", "--set", "iterations=-3"], "'iterations' must be at least 1"),
+    (["train", "--set", "iterations=-3"], "'iterations' must be at least 0"),  # 0: as many as 'hours' allows
+    (["train", "--set", "iterations=0", "--hours", "0"], "'iterations'=0 fills a time budget: give 'hours' too"),
     (["train", "--set", "channels=true"], "'channels' expects int"),
     (["train", "--set", "optimizer=adam"], "'train.optimizer' must be one of adamw, sgd"),
     (["train", "--set", "arena.gate=vote"], "'arena.gate' must be one of fixed, sprt"),

@@ -537,4 +537,5 @@ def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
     with np.load(run.root / "replay.npz") as replay:
         policy, legal = replay["policy"], replay["legal"]
     assert not policy[~legal].any()
-    assert ((policy > 0).sum(axis=1) > 12).all()  # improved policies: more moves have weight than 12 simulations visit
+    assert ((policy > 0).sum(axis=1) > 12).any()  # more moves with weight than 12 simulations can visit: not visits
+    assert ((policy > 0) == legal).all(axis=1).mean() > 0.9  # improved policies weigh (nearly always) every legal move

@@ -349,7 +349,7 @@ class Games(NamedTuple):
     candidate_count [B] int32          ... how many (0: the current root's Gumbel search has not begun)
     phases_begun    [B] int32          Gumbel: phases of sequential halving begun at the current root
     phase_visits    [B] int32          Gumbel: simulations given in the current phase
-    given           [B, 128] int32     Gumbel: simulations this search gave each root edge (a kept subtree's not counted)
+    given           [B, 128] int32     Gumbel: simulations this search gave each root edge (not a kept subtree's)
     root_edges      [B, N] int16       Gumbel: the root edge of each simulation of the current search, in order
     plies           [B] int32          actions played so far in the game
     total_simulations [B] int64        simulations done in the slot since it was made (for measuring speed)
@@ -465,7 +465,7 @@ def mixed_value(tree, g, node) -> float:
 
 @njit(cache=True)
 def scaled_q(tree, g, node, c_visit, c_scale, out) -> None:
-    "`out[k]`: chapter 3's sigma(q) of `node`'s edge k, its completed Q mapped to [0, 1] times (c_visit + max N) * c_scale."
+    "`out[k]`: chapter 3's sigma(q) of `node`'s edge k: completed Q mapped to [0, 1], times (c_visit + max N) * c_scale."
     first, count = tree.edge_start[g, node], tree.edge_count[g, node]
     v_mix, most = mixed_value(tree, g, node), 0
     for e in range(first, first + count): most = max(most, tree.edge_visits[g, e])
@@ -509,7 +509,7 @@ def improved_policy(tree, g, c_visit, c_scale, out) -> None:
 # %% ../nbs/06_engine.ipynb #40165c27
 @njit(cache=True)
 def start_gumbel(tree, games, g, actions) -> None:
-    "Begin game `g`'s Gumbel search at its expanded root: the candidates are the min(actions, edges) of highest g + logits."
+    "Begin game `g`'s Gumbel search at its expanded root: its candidates, the min(actions, edges) of highest g + logits."
     first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     keys = np.empty(count)
     for k in range(count): keys[k] = -(games.gumbel[g, k] + prior_logit(tree, g, first + k))
@@ -548,7 +548,7 @@ def gumbel_edge(tree, games, g, schedule, c_visit, c_scale) -> int:
 
 @njit(cache=True)
 def gumbel_choice(tree, games, g, c_visit, c_scale) -> int:
-    "The root edge (pool index) to play (`GumbelRoot.choice`): of the candidates this search visited most, the best scored."
+    "The root edge (pool index) to play (`GumbelRoot.choice`): of the candidates visited most, the best scored."
     first, n = tree.edge_start[g, ROOT], games.candidate_count[g]
     scores = np.empty(tree.edge_count[g, ROOT])
     gumbel_scores(tree, games, g, c_visit, c_scale, scores)
@@ -960,8 +960,8 @@ class LinearEvaluator:
 # %% ../nbs/06_engine.ipynb #a88eef3f
 def search_batch(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
                  rng: np.random.Generator | None = None, gumbel_draws: np.ndarray | None = None) -> SelfPlay:
-    """The engine after searching each of `states` (slot i: states[i]) with `config.simulations` simulations in one batch.
-    `gumbel_draws` [n, >= edges]: the Gumbel draws of each root (default: drawn from `rng`)."""
+    """The engine after searching each of `states` (in slot i: states[i]) with `config.simulations` simulations, in
+    one batch. `gumbel_draws` [n, >= edges]: the Gumbel draws of each root (default: drawn from `rng`)."""
     config = config or SearchConfig()
     engine = SelfPlay(evaluate, config, slots=len(states), rng=rng)
     for slot, state in enumerate(states):

@@ -526,7 +526,7 @@ def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
 
 
 def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
-    "`--set selfplay.root_search=gumbel`: the compiled engine plays Gumbel self-play, learns its improved policy, checkpoints."
+    "`--set selfplay.root_search=gumbel`: the engine plays Gumbel self-play, the run learns its improved policy."
     done = subprocess.run(CLI + ["train", "--preset", "tiny", "--iterations", "2", "--quiet", "--set",
                                  "selfplay.root_search=gumbel", "--run-dir", str(tmp_path / "gumbel")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -161,10 +161,6 @@ def check_config(config: RunConfig) -> RunConfig:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
-    if config.selfplay.root_search != "puct":
-        raise ValueError(f"setting 'selfplay.root_search'={config.selfplay.root_search!r} is not supported for training "
-                         "runs yet: the compiled engine (chapter 6), which plays self-play and matches, searches with "
-                         "PUCT only; Gumbel's root search is in the readable search of chapter 3")
     if config.selfplay.fast_simulations > config.selfplay.simulations:
         raise ValueError(f"setting 'selfplay.fast_simulations' must be at most selfplay.simulations "
                          f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")

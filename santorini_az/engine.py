@@ -17,18 +17,20 @@ from numba import njit
 
 from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
-from .mcts import SearchConfig
+from .mcts import SearchConfig, halving_schedule
 from .evaluator import Evaluator, EvaluatorFactory
 
 # %% auto #0
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
-           'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action', 'encode_position',
-           'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node', 'add_child',
-           'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Games', 'empty_games',
-           'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaves', 'keep_subtree', 'choose_edge',
-           'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord', 'make_record', 'SelfPlay',
-           'LinearEvaluator', 'search_positions', 'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool',
-           'worker_pool', 'close_worker_pools', 'play_games']
+           'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action',
+           'encode_position', 'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node',
+           'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Games',
+           'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value', 'scaled_q',
+           'prior_logit', 'gumbel_scores', 'improved_policy', 'start_gumbel', 'keep_best', 'gumbel_edge',
+           'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaves',
+           'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord',
+           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'available_cores',
+           'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -304,12 +306,12 @@ def forced_edge(tree, g, forced_k) -> int:
     return best
 
 @njit(cache=True)
-def descend(tree, g, c_puct, fpu_value, forced_k, path_nodes, path_edges) -> tuple:
+def descend(tree, g, c_puct, fpu_value, root_edge, path_nodes, path_edges) -> tuple:
     """Walk game `g` from the root to a leaf; (leaf node, path depth). The path lands in `path_nodes`, `path_edges`.
-    `forced_k` > 0 turns on forced playouts at the root."""
+    `root_edge` >= 0 is the walk's first edge, chosen by the caller (forced playouts, Gumbel); -1: PUCT's choice."""
     node, depth = ROOT, 0
     while True:
-        e = forced_edge(tree, g, forced_k) if depth == 0 and forced_k > 0 else -1
+        e = root_edge if depth == 0 else -1
         if e < 0: e = select_edge(tree, g, node, c_puct, fpu_value)
         path_nodes[depth], path_edges[depth] = node, e
         depth += 1
@@ -341,6 +343,14 @@ class Games(NamedTuple):
     noise_used      [B] bool           `noise` has been consumed and must be redrawn
     uniform         [B] float64        a uniform draw for the next move choice (refilled every step)
     coin            [B] float64        a uniform draw for the next move's search, full or fast (refilled each step with caps)
+    gumbel          [B, 128] float64   Gumbel's draws, one per root edge, for the current root (refilled by Python) ...
+    gumbel_used     [B] bool           ... once that root has played its move
+    candidates      [B, 128] int16     Gumbel: the root edges (0 = the root's first) still in the race, best first ...
+    candidate_count [B] int32          ... how many (0: the current root's Gumbel search has not begun)
+    phases_begun    [B] int32          Gumbel: phases of sequential halving begun at the current root
+    phase_visits    [B] int32          Gumbel: simulations given in the current phase
+    given           [B, 128] int32     Gumbel: simulations this search gave each root edge (not a kept subtree's)
+    root_edges      [B, N] int16       Gumbel: the root edge of each simulation of the current search, in order
     plies           [B] int32          actions played so far in the game
     total_simulations [B] int64        simulations done in the slot since it was made (for measuring speed)
     log_heights     [B, L, 25] int8    the root position before each action ...
@@ -365,6 +375,14 @@ class Games(NamedTuple):
     noise_used: np.ndarray
     uniform: np.ndarray
     coin: np.ndarray
+    gumbel: np.ndarray
+    gumbel_used: np.ndarray
+    candidates: np.ndarray
+    candidate_count: np.ndarray
+    phases_begun: np.ndarray
+    phase_visits: np.ndarray
+    given: np.ndarray
+    root_edges: np.ndarray
     plies: np.ndarray
     total_simulations: np.ndarray
     log_heights: np.ndarray
@@ -384,11 +402,170 @@ def empty_games(batch: int, max_nodes: int) -> Games:
         path_nodes=np.zeros((b, n), np.int32), path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
         evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, MAX_LEGAL), np.float64),
         noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), coin=np.zeros(b, np.float64),
+        gumbel=np.zeros((b, MAX_LEGAL), np.float64), gumbel_used=np.ones(b, np.bool_),
+        candidates=np.zeros((b, MAX_LEGAL), np.int16), candidate_count=np.zeros(b, np.int32),
+        phases_begun=np.zeros(b, np.int32), phase_visits=np.zeros(b, np.int32),
+        given=np.zeros((b, MAX_LEGAL), np.int32), root_edges=np.zeros((b, n), np.int16),
         plies=np.zeros(b, np.int32), total_simulations=np.zeros(b, np.int64),
         log_heights=np.zeros((b, l, CELLS), np.int8), log_workers=np.zeros((b, l, 4), np.int8),
         log_player=np.zeros((b, l), np.int8), log_policy=np.zeros((b, l, N_ACTIONS), np.float32),
         log_value=np.zeros((b, l), np.float32), log_full=np.zeros((b, l), np.bool_),
         log_action=np.zeros((b, l), np.int16))
+
+# %% ../nbs/06_engine.ipynb #480a57f4
+class GumbelSettings(NamedTuple):
+    """Gumbel's knobs for compiled code; `actions` = 0 means PUCT at the root.
+
+    actions    int                  m: the root edges Gumbel-top-k samples (`SearchConfig.gumbel_actions`)
+    c_visit    float                sigma(q) = (c_visit + max N) * c_scale * q ...
+    c_scale    float                ... (`SearchConfig.c_visit`, `SearchConfig.c_scale`)
+    schedules  [2, M + 1, P, 2] int32  [0 full / 1 fast search, m]: `halving_schedule(m, budget)`, zero-padded
+    """
+    actions: int
+    c_visit: float
+    c_scale: float
+    schedules: np.ndarray
+
+def halving_tables(budgets: Sequence[int], most: int) -> np.ndarray:
+    "[len(budgets), most + 1, P, 2] int32: [i, m] holds chapter 3's `halving_schedule(m, budgets[i])`, zero-padded."
+    rows = [[halving_schedule(m, budget) if m else [] for m in range(most + 1)] for budget in budgets]
+    table = np.zeros((len(budgets), most + 1, max(1, max(len(r) for b in rows for r in b)), 2), np.int32)
+    for i, schedules in enumerate(rows):
+        for m, schedule in enumerate(schedules):
+            if schedule: table[i, m, :len(schedule)] = schedule
+    return table
+
+PUCT_ROOT = GumbelSettings(0, 0.0, 0.0, np.zeros((2, 1, 1, 2), np.int32))  # Gumbel off: PUCT chooses at the root
+
+def gumbel_settings(config: SearchConfig) -> GumbelSettings:
+    "The `GumbelSettings` of `config`: `PUCT_ROOT` for root_search='puct'."
+    if config.root_search not in ("puct", "gumbel"):
+        raise ValueError(f"root_search must be 'puct' or 'gumbel', got {config.root_search!r}")
+    if config.root_search == "puct": return PUCT_ROOT
+    most = min(config.gumbel_actions, MAX_LEGAL)  # a root has at most MAX_LEGAL edges
+    return GumbelSettings(int(config.gumbel_actions), float(config.c_visit), float(config.c_scale),
+                          halving_tables((config.simulations, config.fast_simulations), most))
+
+# %% ../nbs/06_engine.ipynb #0989b366
+@njit(cache=True)
+def mixed_value(tree, g, node) -> float:
+    "Chapter 3's `mixed_value`: `node`'s own value blended with the prior-weighted mean Q of its visited edges."
+    first, count = tree.edge_start[g, node], tree.edge_count[g, node]
+    total = 0
+    for e in range(first, first + count): total += tree.edge_visits[g, e]
+    if total == 0: return tree.node_value[g, node]
+    weight, weighted_q = 0.0, 0.0
+    for e in range(first, first + count):
+        n = tree.edge_visits[g, e]
+        if n > 0:
+            p = max(tree.edge_prior[g, e], 1e-300)  # a visited edge whose prior underflowed still counts
+            weight += p
+            weighted_q += p * tree.edge_value_sum[g, e] / n
+    return (tree.node_value[g, node] + total * weighted_q / weight) / (1 + total)
+
+@njit(cache=True)
+def scaled_q(tree, g, node, c_visit, c_scale, out) -> None:
+    "`out[k]`: chapter 3's sigma(q) of `node`'s edge k: completed Q mapped to [0, 1], times (c_visit + max N) * c_scale."
+    first, count = tree.edge_start[g, node], tree.edge_count[g, node]
+    v_mix, most = mixed_value(tree, g, node), 0
+    for e in range(first, first + count): most = max(most, tree.edge_visits[g, e])
+    scale = (c_visit + most) * c_scale
+    for k in range(count):
+        n = tree.edge_visits[g, first + k]
+        q = tree.edge_value_sum[g, first + k] / n if n > 0 else v_mix
+        out[k] = scale * (q + 1) / 2
+
+@njit(cache=True)
+def prior_logit(tree, g, e) -> float:
+    "log P of edge `e`: its logit up to a constant (-inf where P = 0), as chapter 3's `prior_logits`."
+    p = tree.edge_prior[g, e]
+    return math.log(p) if p > 0 else -np.inf
+
+# %% ../nbs/06_engine.ipynb #c65bf32b
+@njit(cache=True)
+def gumbel_scores(tree, games, g, c_visit, c_scale, out) -> None:
+    "`out[k]`: g + logits + sigma(q) of game `g`'s root edge k (chapter 3's `GumbelRoot.scores`)."
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    scaled_q(tree, g, ROOT, c_visit, c_scale, out)
+    for k in range(count): out[k] = games.gumbel[g, k] + prior_logit(tree, g, first + k) + out[k]
+
+@njit(cache=True)
+def improved_policy(tree, g, c_visit, c_scale, out) -> None:
+    "`out` [153]: chapter 3's `improved_policy` of game `g`'s root, softmax(logits + sigma(q)) over its legal actions."
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    scores = np.empty(count)
+    scaled_q(tree, g, ROOT, c_visit, c_scale, scores)
+    top = -np.inf
+    for k in range(count):
+        scores[k] = prior_logit(tree, g, first + k) + scores[k]
+        top = max(top, scores[k])
+    out[:] = 0.0
+    total = 0.0
+    for k in range(count):
+        scores[k] = 1.0 if top == -np.inf else math.exp(scores[k] - top)  # all -inf: no preference
+        total += scores[k]  # left to right, as chapter 3's `legal_priors`
+    for k in range(count): out[tree.edge_action[g, first + k]] = scores[k] / total
+
+# %% ../nbs/06_engine.ipynb #40165c27
+@njit(cache=True)
+def start_gumbel(tree, games, g, actions) -> None:
+    "Begin game `g`'s Gumbel search at its expanded root: its candidates, the min(actions, edges) of highest g + logits."
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    keys = np.empty(count)
+    for k in range(count): keys[k] = -(games.gumbel[g, k] + prior_logit(tree, g, first + k))
+    order = np.argsort(keys, kind="mergesort")  # stable: ties go to the lower edge, as Python's sorted
+    m = min(actions, count)
+    games.candidates[g, :m] = order[:m]
+    games.candidate_count[g], games.phases_begun[g], games.phase_visits[g] = m, 0, 0
+    games.given[g, :count] = 0
+
+@njit(cache=True)
+def keep_best(tree, games, g, keep, c_visit, c_scale) -> None:
+    "Keep game `g`'s `keep` best candidates by g + logits + sigma(q), best first (equal scores keep their order)."
+    n = games.candidate_count[g]
+    scores = np.empty(tree.edge_count[g, ROOT])
+    gumbel_scores(tree, games, g, c_visit, c_scale, scores)
+    keys = np.empty(n)
+    for i in range(n): keys[i] = -scores[games.candidates[g, i]]
+    kept = games.candidates[g, :n][np.argsort(keys, kind="mergesort")[:keep]]
+    games.candidates[g, :keep] = kept
+    games.candidate_count[g] = keep
+
+# %% ../nbs/06_engine.ipynb #475164e8
+@njit(cache=True)
+def gumbel_edge(tree, games, g, schedule, c_visit, c_scale) -> int:
+    """The root edge (pool index) of game `g`'s next simulation (chapter 3's `GumbelRoot.next_edge`): round-robin over
+    the candidates; once a phase of `schedule` [P, 2] (candidates, simulations) is spent, keep the best and go on."""
+    begun = games.phases_begun[g]
+    if begun == 0 or games.phase_visits[g] == schedule[begun - 1, 1]:  # a new phase begins
+        if begun > 0: keep_best(tree, games, g, schedule[begun, 0], c_visit, c_scale)
+        games.phases_begun[g], games.phase_visits[g] = begun + 1, 0
+    k = games.candidates[g, games.phase_visits[g] % games.candidate_count[g]]
+    games.phase_visits[g] += 1
+    games.given[g, k] += 1
+    if games.simulations[g] < games.root_edges.shape[1]: games.root_edges[g, games.simulations[g]] = k
+    return tree.edge_start[g, ROOT] + k
+
+@njit(cache=True)
+def gumbel_choice(tree, games, g, c_visit, c_scale) -> int:
+    "The root edge (pool index) to play (`GumbelRoot.choice`): of the candidates visited most, the best scored."
+    first, n = tree.edge_start[g, ROOT], games.candidate_count[g]
+    scores = np.empty(tree.edge_count[g, ROOT])
+    gumbel_scores(tree, games, g, c_visit, c_scale, scores)
+    most = 0
+    for i in range(n): most = max(most, games.given[g, games.candidates[g, i]])
+    best = -1
+    for i in range(n):
+        k = games.candidates[g, i]
+        if games.given[g, k] == most and (best < 0 or scores[k] > scores[best]): best = k
+    return first + best
+
+@njit(cache=True)
+def gumbel_root_edge(tree, games, g, gumbel) -> int:
+    "Game `g`'s next root edge under Gumbel: its search begun if need be, on the schedule of its budget and m."
+    if games.candidate_count[g] == 0: start_gumbel(tree, games, g, gumbel.actions)
+    m = min(gumbel.actions, tree.edge_count[g, ROOT])
+    return gumbel_edge(tree, games, g, gumbel.schedules[0 if games.full[g] else 1, m], gumbel.c_visit, gumbel.c_scale)
 
 # %% ../nbs/06_engine.ipynb #c79a098d
 @njit(cache=True)
@@ -397,9 +574,11 @@ def move_budget(games, g, simulations, fast_simulations) -> int:
     return simulations if games.full[g] else fast_simulations
 
 @njit(cache=True)
-def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, forced_k, planes, leaf_games) -> int:
+def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value, forced_k, gumbel, planes,
+                  leaf_games) -> int:
     """Walk every game in flight to a leaf that needs the network; its planes go to `planes[r]`. Returns the rows used.
-    Full searches use forced playouts when `forced_k` > 0."""
+    Full searches use forced playouts when `forced_k` > 0; `gumbel` (a `GumbelSettings`) with actions > 0 turns on
+    Gumbel's choice of root edges."""
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g]: continue
@@ -408,8 +587,10 @@ def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value,
         else:
             games.leaf[g] = NO_LEAF
             while games.simulations[g] < move_budget(games, g, simulations, fast_simulations):
-                leaf, depth = descend(tree, g, c_puct, fpu_value, forced_k if games.full[g] else 0.0,
-                                      games.path_nodes[g], games.path_edges[g])
+                root_edge = -1  # PUCT's choice
+                if gumbel.actions > 0: root_edge = gumbel_root_edge(tree, games, g, gumbel)
+                elif forced_k > 0 and games.full[g]: root_edge = forced_edge(tree, g, forced_k)
+                leaf, depth = descend(tree, g, c_puct, fpu_value, root_edge, games.path_nodes[g], games.path_edges[g])
                 if tree.edge_count[g, leaf] == 0:  # a finished game: -1 for its player to move, no network needed
                     backup(tree, g, games.path_nodes[g], games.path_edges[g], depth, tree.node_player[g, leaf],
                            TERMINAL_VALUE)
@@ -535,9 +716,9 @@ def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
         out[k] = kept if kept > 1 else 0  # an edge left with one visit is dropped altogether
 
 @njit(cache=True)
-def log_root(tree, games, g, c_puct, forced_k) -> None:
-    """Record game `g`'s root position, visit distribution and search value before its next action.
-    With forced playouts (`forced_k` > 0) the visit distribution is the pruned one."""
+def log_root(tree, games, g, c_puct, forced_k, gumbel) -> None:
+    """Record game `g`'s root position, policy target and search value before its next action. The target is the
+    visit distribution (pruned with forced playouts, `forced_k` > 0), or with Gumbel on, its improved policy."""
     ply = games.plies[g]
     first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     games.log_heights[g, ply] = tree.node_heights[g, ROOT]
@@ -550,24 +731,31 @@ def log_root(tree, games, g, c_puct, forced_k) -> None:
     total_visits, value_sum = visits.sum(), tree.node_value[g, ROOT]
     for e in range(first, first + count):
         value_sum += tree.edge_value_sum[g, e]  # left to right from the root's own value, as mcts.root_value sums
-    for k in range(count):
-        share = visits[k] / total_visits if total_visits > 0 else tree.edge_prior[g, first + k]
-        games.log_policy[g, ply, tree.edge_action[g, first + k]] = share
+    if gumbel.actions > 0: improved_policy(tree, g, gumbel.c_visit, gumbel.c_scale, games.log_policy[g, ply])
+    else:
+        for k in range(count):
+            share = visits[k] / total_visits if total_visits > 0 else tree.edge_prior[g, first + k]
+            games.log_policy[g, ply, tree.edge_action[g, first + k]] = share
     # the mean of every value backed up through the root, its own evaluation included (mcts.root_value)
     games.log_value[g, ply] = value_sum / tree.node_visits[g, ROOT]
 
 # %% ../nbs/06_engine.ipynb #8b8d1feb
 @njit(cache=True)
 def play_moves(tree, games, simulations, fast_simulations, full_search_share, temperature, temperature_plies,
-               noise_fraction, reuse_tree, c_puct, forced_k) -> int:
-    "Every game that has done its simulations logs its root and plays a move; returns how many games finished."
+               noise_fraction, reuse_tree, c_puct, forced_k, gumbel) -> int:
+    """Every game that has done its simulations logs its root and plays a move; returns how many games finished.
+    With Gumbel on (`gumbel.actions` > 0) the move is Gumbel's choice: no temperature."""
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
     for g in range(tree.num_nodes.shape[0]):
         if not games.active[g] or games.finished[g] or not tree.node_expanded[g, ROOT]: continue
         if games.simulations[g] < move_budget(games, g, simulations, fast_simulations): continue
-        log_root(tree, games, g, c_puct, forced_k if games.full[g] else 0.0)
-        e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
+        log_root(tree, games, g, c_puct, forced_k if games.full[g] else 0.0, gumbel)
+        if gumbel.actions > 0:
+            if games.candidate_count[g] == 0: start_gumbel(tree, games, g, gumbel.actions)  # a zero-simulation search
+            e = gumbel_choice(tree, games, g, gumbel.c_visit, gumbel.c_scale)
+            games.candidate_count[g], games.gumbel_used[g] = 0, True  # the next root begins afresh, with new draws
+        else: e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
         games.log_action[g, games.plies[g]] = tree.edge_action[g, e]
         games.plies[g] += 1
         child = tree.edge_child[g, e]
@@ -658,9 +846,8 @@ class SelfPlay:
                  slots: int = 256, rng: np.random.Generator | None = None):
         self.evaluators = list(evaluators) if isinstance(evaluators, (list, tuple)) else [evaluators]
         self.config = config or SearchConfig()
-        if self.config.root_search != "puct":
-            raise ValueError(f"root_search={self.config.root_search!r}: the compiled engine searches with PUCT only "
-                             "(Gumbel's root search is in the readable search of chapter 3)")
+        self.gumbel = gumbel_settings(self.config)  # PUCT_ROOT unless root_search="gumbel"
+        self.noise_fraction = 0.0 if self.gumbel.actions else self.config.dirichlet_fraction  # Gumbel's draws explore
         self.slots = slots
         self.rng = rng if rng is not None else np.random.default_rng(0)
         self.tree = empty_tree(self.slots, self.config.nodes)
@@ -686,6 +873,7 @@ class SelfPlay:
         "Begin a game from `state` in a free `slot`; returns its record at once if `state` is already finished."
         g = self.games
         g.plies[slot], g.simulations[slot], g.full[slot], g.evaluator[slot] = 0, 0, True, evaluators  # a full first move
+        g.candidate_count[slot] = 0  # no Gumbel search begun at the new root
         if state.winner() is not None: return make_record(g, slot, state, game_id, state.winner())
         set_root(self.tree, slot, *state_to_arrays(state))
         g.active[slot], g.finished[slot] = True, False
@@ -699,21 +887,30 @@ class SelfPlay:
         if len(used):
             g.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             g.noise_used[used] = False
+        self.draw_gumbel()
         self.rng.random(out=g.uniform)
         if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
-        forced_k = c.forced_playouts if c.dirichlet_fraction > 0 else 0.0  # only where root noise asks for exploring
+        forced_k = c.forced_playouts if self.noise_fraction > 0 else 0.0  # only where root noise asks for exploring
         rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k,
-                             self.planes, self.leaf_games)
+                             self.gumbel, self.planes, self.leaf_games)
         if rows: self._evaluate(rows)
-        expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, c.dirichlet_fraction)
+        expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, self.noise_fraction)
         if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,
-                          c.temperature_plies, c.dirichlet_fraction, c.reuse_tree, c.c_puct, forced_k): return []
+                          c.temperature_plies, self.noise_fraction, c.reuse_tree, c.c_puct, forced_k,
+                          self.gumbel): return []
         records = []
         for slot in np.flatnonzero(g.finished).tolist():
             game_id, start = self.started[slot]
             records.append(make_record(g, slot, start, game_id, int(g.winner[slot])))
             g.active[slot], g.finished[slot] = False, False
         return records
+
+    def draw_gumbel(self) -> None:
+        "Fresh Gumbel draws for the games whose root has played its move (with Gumbel on)."
+        used = np.flatnonzero(self.games.gumbel_used) if self.gumbel.actions else []
+        if len(used):
+            self.games.gumbel[used] = self.rng.gumbel(size=(len(used), MAX_LEGAL))
+            self.games.gumbel_used[used] = False
 
     def _evaluate(self, rows: int) -> None:
         "Fill `logits[:rows]` and `values[:rows]` for the leaves in `planes[:rows]`."
@@ -761,25 +958,35 @@ class LinearEvaluator:
         return (x @ self.logit_weights).astype(np.float32), np.tanh(x @ self.value_weights).astype(np.float32)
 
 # %% ../nbs/06_engine.ipynb #a88eef3f
-def search_positions(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
-                     rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
-    "Search each position with `config.simulations` simulations in one batch; (visit counts [n, 153] int32, root values [n])."
+def search_batch(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
+                 rng: np.random.Generator | None = None, gumbel_draws: np.ndarray | None = None) -> SelfPlay:
+    """The engine after searching each of `states` (in slot i: states[i]) with `config.simulations` simulations, in
+    one batch. `gumbel_draws` [n, >= edges]: the Gumbel draws of each root (default: drawn from `rng`)."""
     config = config or SearchConfig()
     engine = SelfPlay(evaluate, config, slots=len(states), rng=rng)
     for slot, state in enumerate(states):
         if state.winner() is not None: raise ValueError(f"position {slot} is a finished game: nothing to search")
         engine.start_game(slot, state, slot)
     tree, games, c = engine.tree, engine.games, config
+    if gumbel_draws is not None:
+        games.gumbel[:, :gumbel_draws.shape[1]], games.gumbel_used[:] = gumbel_draws[:, :MAX_LEGAL], False
     while True:
-        if c.dirichlet_fraction > 0:
+        if engine.noise_fraction > 0:
             used = np.flatnonzero(games.noise_used)
             games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
             games.noise_used[used] = False
-        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, 0.0, engine.planes,
-                             engine.leaf_games)  # every root here is a full search
+        engine.draw_gumbel()
+        rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, 0.0, engine.gumbel,
+                             engine.planes, engine.leaf_games)  # every root here is a full search
         if rows == 0: break
         engine._evaluate(rows)
-        expand_leaves(tree, games, rows, engine.leaf_games, engine.logits, engine.values, c.dirichlet_fraction)
+        expand_leaves(tree, games, rows, engine.leaf_games, engine.logits, engine.values, engine.noise_fraction)
+    return engine
+
+def search_positions(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
+                     rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    "Search each position with `config.simulations` simulations in one batch; (visit counts [n, 153] int32, root values [n])."
+    tree = search_batch(states, evaluate, config, rng).tree
     counts, values = np.zeros((len(states), N_ACTIONS), np.int32), np.zeros(len(states))
     for slot in range(len(states)):
         first, count = tree.edge_start[slot, 0], tree.edge_count[slot, 0]

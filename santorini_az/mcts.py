@@ -41,7 +41,7 @@ class SearchConfig:
     fast_simulations: int = 0  # `simulations`, the rest this many, no root noise, and no place among the training targets
     forced_playouts: float = 0.0  # k of forced playouts at a noised root (compiled self-play; 0 = off), pruned from targets
     max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
-    root_search: str = "puct"  # the root's choice of moves: "puct", or "gumbel" (readable search only, see below)
+    root_search: str = "puct"  # the root's choice of moves: "puct", or "gumbel" (see below; chapter 6 too)
     gumbel_actions: int = 16  # m: the actions Gumbel-top-k samples at the root, before sequential halving
     c_visit: float = 50.0  # Gumbel's sigma(q) = (c_visit + max N) * c_scale * q, with q in [0, 1]: how much the
     c_scale: float = 1.0  # search's values outweigh the prior's logits (Danihelka et al. 2022; theirs: 50 and 1)

@@ -1,5 +1,6 @@
 "Checks of the compiled self-play engine against the game, encoding and readable-search chapters."
 import os
+import random
 from functools import partial
 import subprocess
 import sys
@@ -10,8 +11,8 @@ import pytest
 from santorini_az import mcts
 from santorini_az.encoding import N_ACTIONS, action_from_index, action_index, encode, legal_action_indices
 from santorini_az.engine import (MAX_LEGAL, LinearEvaluator, SelfPlay, apply_action, arrays_to_state,
-                                 encode_position, fast_perft, legal_actions_into, play_games, search_positions,
-                                 state_to_arrays)
+                                 encode_position, fast_perft, gumbel_choice, improved_policy, legal_actions_into,
+                                 play_games, search_batch, search_positions, state_to_arrays)
 from santorini_az.evaluator import state_evaluator
 from santorini_az.game import DOME, State, apply, initial_state, legal_actions, random_openings
 from santorini_az.mcts import SearchConfig
@@ -268,3 +269,116 @@ def test_bench_int8_runs_the_quantized_export():
                                    precision="int8"))
     assert result["precision"] == "int8" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
     assert any(node.op_type == "QuantizeLinear" for node in onnx.load(result["onnx"]).graph.node)
+
+
+# Gumbel at the root (root_search="gumbel"): the compiled engine against chapter 3's readable GumbelRoot
+
+class RootEdgeSearch(mcts.Search):
+    "Chapter 3's search, noting the root edge (its position in `root.actions`) of each simulation, in order."
+    def __init__(self, *args, **kwargs):
+        self.root_edges = []
+        super().__init__(*args, **kwargs)
+
+    def _select(self):
+        path, leaf = super()._select()
+        self.root_edges.append(path[0][1])
+        return path, leaf
+
+
+def uniform_planes(planes):
+    "The engine's uniform evaluator: equal logits, value 0 (chapter 3's `uniform_evaluator`)."
+    return np.zeros((len(planes), N_ACTIONS), np.float32), np.zeros(len(planes), np.float32)
+
+
+def gumbel_both_ways(states, evaluator, readable_evaluate, config):
+    "Each state searched by the readable search (seeded) and, with the same Gumbel draws, by the engine."
+    readable = [RootEdgeSearch(s, config, random.Random(i)).run(readable_evaluate)
+                for i, s in enumerate(states)]
+    draws = np.zeros((len(states), MAX_LEGAL))
+    for i, search in enumerate(readable): draws[i, :len(search.gumbel.gumbel)] = search.gumbel.gumbel
+    return readable, search_batch(states, evaluator, config, gumbel_draws=draws)
+
+
+def gumbel_mismatches(readable, engine, config):
+    "The positions where the engine's root choice, root edges or improved policy differ from the readable search's."
+    wrong = []
+    for i, search in enumerate(readable):
+        choice = engine.tree.edge_action[i, gumbel_choice(engine.tree, engine.games, i, config.c_visit, config.c_scale)]
+        policy = np.zeros(N_ACTIONS)
+        improved_policy(engine.tree, i, config.c_visit, config.c_scale, policy)
+        same = (int(choice) == search.choose_action()
+                and engine.games.root_edges[i, :config.simulations].tolist() == search.root_edges
+                and np.allclose(policy, search.improved_policy(), rtol=0, atol=1e-12))
+        if not same: wrong.append(i)
+    return wrong
+
+
+def gumbel_positions():
+    rng = np.random.default_rng(11)
+    return ([initial_state()] + random_openings(6, rng) + random_openings(6, rng, random_moves=10)
+            + random_openings(6, rng, random_moves=25))
+
+
+@pytest.mark.parametrize("simulations, m, uniform", [(64, 16, False), (50, 8, True), (200, 16, False), (30, 4, False)])
+def test_gumbel_root_matches_the_readable_search(simulations, m, uniform):
+    config = SearchConfig(simulations=simulations, root_search="gumbel", gumbel_actions=m)
+    evaluator = uniform_planes if uniform else LinearEvaluator(seed=4)
+    readable_evaluate = mcts.uniform_evaluator if uniform else state_evaluator(evaluator)
+    readable, engine = gumbel_both_ways(gumbel_positions(), evaluator, readable_evaluate, config)
+    assert all(len(s.root_edges) == simulations for s in readable)
+    assert gumbel_mismatches(readable, engine, config) == []
+
+
+def test_gumbel_equivalence_fails_with_a_perturbed_schedule(monkeypatch):
+    "The check above can fail: move one simulation of the last phase to the first, and the root edges differ."
+    from santorini_az import engine as engine_module
+    def perturbed(m, simulations):
+        schedule = mcts.halving_schedule(m, simulations)
+        if len(schedule) < 2: return schedule
+        (n0, v0), (nk, vk) = schedule[0], schedule[-1]
+        return [(n0, v0 + 1)] + schedule[1:-1] + ([(nk, vk - 1)] if vk > 1 else [])
+    monkeypatch.setattr(engine_module, "halving_schedule", perturbed)
+    config = SearchConfig(simulations=64, root_search="gumbel")
+    evaluator = LinearEvaluator(seed=4)
+    readable, engine = gumbel_both_ways(gumbel_positions(), evaluator, state_evaluator(evaluator), config)
+    assert len(gumbel_mismatches(readable, engine, config)) == len(readable)
+
+
+def test_a_whole_gumbel_game_with_tree_reuse_matches_the_readable_search(monkeypatch):
+    "Move by move, with the engine's draws handed to chapter 3's search: the same moves, targets and root values."
+    evaluator, config = LinearEvaluator(seed=5), SearchConfig(simulations=48, root_search="gumbel")
+    draws = []
+    class RecordingSelfPlay(SelfPlay):
+        def draw_gumbel(self):
+            fresh = bool(self.games.gumbel_used[0])
+            super().draw_gumbel()
+            if fresh: draws.append(self.games.gumbel[0].copy())
+    start = random_openings(1, np.random.default_rng(6))[0]
+    record = RecordingSelfPlay(evaluator, config, slots=1).play([(0, start, (0, 0))])[0]
+    monkeypatch.setattr(mcts, "gumbel_draws", lambda count, rng: draws.pop(0)[:count].tolist())
+    search = mcts.Search(start, config)
+    for t, action in enumerate(record.action.tolist()):
+        search.run(state_evaluator(evaluator))
+        np.testing.assert_allclose(record.policy[t], search.improved_policy(), rtol=0, atol=1e-7)
+        assert record.root_value[t] == np.float32(search.root_value())
+        assert action == search.choose_action()
+        search.advance(action)
+    assert search.root.is_terminal and record.winner == 1 - search.root.player
+
+
+def test_gumbel_selfplay_ignores_root_noise_and_temperature_and_targets_the_improved_policy():
+    gumbel = SearchConfig(simulations=24, root_search="gumbel", gumbel_actions=8)
+    noisy = SearchConfig(simulations=24, root_search="gumbel", gumbel_actions=8, **SELFPLAY)
+    plain = play_games(partial(LinearEvaluator, seed=8), 4, gumbel, games_in_flight=4, workers=1)
+    noised = play_games(partial(LinearEvaluator, seed=8), 4, noisy, games_in_flight=4, workers=1)
+    assert [r.action.tolist() for r in plain] == [r.action.tolist() for r in noised]
+    for record in plain:
+        np.testing.assert_allclose(record.policy.sum(axis=1), 1.0, atol=1e-5)
+        assert ((record.policy > 0) == record.legal).all()  # a softmax over every legal action, not visit counts
+
+
+def test_gumbel_with_fast_searches_of_no_simulations_plays_whole_games():
+    config = SearchConfig(simulations=16, root_search="gumbel", full_search_share=0.5, fast_simulations=0)
+    records = play_games(LinearEvaluator, 4, config, games_in_flight=4, workers=1)
+    assert all(r.states()[-1].winner() == r.winner for r in records)
+    assert 0 < np.mean(np.concatenate([r.full_search for r in records])) < 1

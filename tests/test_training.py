@@ -524,3 +524,19 @@ def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
     (root / "games" / ".iter-0002.npz.a8b7c6d5.tmp").write_bytes(b"left by a kill -9")
     run_training(root, resume=True, progress=Progress(quiet=True))
     assert not list(root.rglob("*.tmp*"))
+
+
+def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
+    "`--set selfplay.root_search=gumbel`: the engine plays Gumbel self-play, the run learns its improved policy."
+    done = subprocess.run(CLI + ["train", "--preset", "tiny", "--iterations", "2", "--quiet", "--set",
+                                 "selfplay.root_search=gumbel", "--run-dir", str(tmp_path / "gumbel")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    run = RunDirectory(tmp_path / "gumbel")
+    assert run.checkpoint(2).exists()
+    assert json.loads((run.root / "config.json").read_text())["selfplay"]["root_search"] == "gumbel"
+    with np.load(run.root / "replay.npz") as replay:
+        policy, legal = replay["policy"], replay["legal"]
+    assert not policy[~legal].any()
+    assert ((policy > 0).sum(axis=1) > 12).any()  # more moves with weight than 12 simulations can visit: not visits
+    assert ((policy > 0) == legal).all(axis=1).mean() > 0.9  # improved policies weigh (nearly always) every legal move

@@ -226,10 +226,11 @@ class Search:
         self._simulate()
 
     def _prepare_root(self) -> None:
-        "Root noise if asked for; then, for `root_search='gumbel'`, the root's Gumbel draws and sampled actions."
-        if self.config.dirichlet_fraction > 0:
+        "Root noise if asked for; for `root_search='gumbel'` instead, the root's Gumbel draws and sampled actions."
+        if self.config.root_search == "gumbel":  # Gumbel's draws are its exploration: no Dirichlet noise on top
+            self.gumbel = GumbelRoot(self.root, self.config, self.rng)
+        elif self.config.dirichlet_fraction > 0:
             add_dirichlet_noise(self.root, self.config.dirichlet_alpha, self.config.dirichlet_fraction, self.rng)
-        if self.config.root_search == "gumbel": self.gumbel = GumbelRoot(self.root, self.config, self.rng)
 
     def _select(self) -> tuple[Path, Node]:
         "The next simulation's path and leaf: PUCT from the root down, or Gumbel's pick at the root and PUCT below."

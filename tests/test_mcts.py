@@ -355,6 +355,17 @@ def test_gumbel_is_deterministic_with_a_seed_and_batches_like_one_by_one():
     assert [s.choose_action() for s in batched] == [s.choose_action() for s in alone]
 
 
+def test_gumbel_adds_no_dirichlet_noise():
+    "Gumbel's draws are its exploration: a Dirichlet fraction changes nothing (as in the compiled engine, chapter 6)."
+    plain = SearchConfig(simulations=48, root_search="gumbel")
+    noisy = SearchConfig(simulations=48, root_search="gumbel", dirichlet_fraction=0.25, dirichlet_alpha=0.3)
+    def search(config): return run_search(MIDGAME, hashed_evaluator, config, random.Random(3))
+    a, b = search(plain), search(noisy)
+    assert a.root.priors == b.root.priors and a.visit_counts() == b.visit_counts()
+    assert a.choose_action() == b.choose_action()
+    puct = SearchConfig(simulations=48, dirichlet_fraction=0.25, dirichlet_alpha=0.3)  # PUCT still takes the noise
+    assert search(puct).root.priors != search(SearchConfig(simulations=48)).root.priors
+
 def test_gumbel_after_advance_counts_only_the_new_round():
     config = SearchConfig(simulations=40, root_search="gumbel")
     search = run_search(MIDGAME, hashed_evaluator, config, random.Random(0))

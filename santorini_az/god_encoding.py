@@ -16,6 +16,7 @@ from .encoding import (CELL_PERMUTATIONS, INVERSE_SYMMETRY, PLANE_NAMES, action_
 from .game import CELLS, SIZE, State
 from .gods import (GODS, GodState, Play, Step, Turn, build, dome, god_apply, god_legal_turns, god_start,
                                god_winner, move, place, play_build, play_move, start_play, turn_of_action)
+from .notation import cell_name
 
 # %% auto #0
 __all__ = ['PLACE_OFFSET', 'MOVE_OFFSET', 'BUILD_OFFSET', 'DOME_OFFSET', 'END_ACTION', 'N_GOD_ACTIONS', 'GOD_PLANE_NAMES',
@@ -78,7 +79,7 @@ class TurnTree:
     nexts: dict  # tuple of steps -> tuple of the steps that may follow it
     turns: frozenset  # the legal turns themselves (a turn may also be a prefix: Demeter's single build)
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)  # a flat board gives Hermes thousands of turns: keep the recent positions only
 def turn_tree(state: GodState) -> TurnTree:
     "The tree of the legal turns in `state` (cached: every node of a turn asks for it)."
     nexts = {}
@@ -133,7 +134,7 @@ def walk_turns(state: GodState) -> list[tuple[tuple[int, ...], Turn]]:
         actions = legal_sub_actions(node)
         if not actions: raise ValueError(f"dead end after {node.steps}")
         for index in actions:
-            played = sub_actions_of_turn(state, node.steps)[:len(node.steps)] + (index,)
+            played = tuple(sub_action(step) for step in node.steps) + (index,)  # `end` only ever ends
             if index == END_ACTION: found.append((played, node.steps))
             elif (after := play_sub_action(node, index)).state is node.state: stack.append(after)
             else: found.append((played, node.steps + (step_of(index),)))
@@ -144,8 +145,8 @@ def format_sub_action(index: int) -> str:
     "A sub-action as text: 'place C3', 'move 1 C4' (worker 1 or 2), 'build D5', 'dome D5' or 'end'."
     step = step_of(index)
     if step is None: return "end"
-    name = "ABCDE"[step.cell % SIZE] + str(SIZE - step.cell // SIZE)
-    return f"move {step.worker + 1} {name}" if step.kind == "move" else f"{step.kind} {name}"
+    where = cell_name(step.cell)
+    return f"move {step.worker + 1} {where}" if step.kind == "move" else f"{step.kind} {where}"
 
 def node_play(node: GodNode) -> Play:
     "The turn in progress at `node`: the board as its steps have left it, from the point of view of its player."

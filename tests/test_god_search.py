@@ -7,10 +7,11 @@ import pytest
 
 import santorini_az.god_search as god_search_module
 from santorini_az.god_encoding import GodNode, legal_sub_actions, play_sub_action
-from santorini_az.god_search import (GodTreeNode, SearchConfig, god_against_mortal, god_search, god_search_player,
+from santorini_az.god_search import (GodTreeNode, god_against_mortal, god_search, god_search_player,
                                      has_won_mid_turn, play_god_match, random_god_opening, random_god_player,
                                      terminal_value, turn_played)
-from santorini_az.gods import GODS, god_apply, god_legal_turns, god_winner, format_turn, move, parse_god_position
+from santorini_az.gods import GODS, format_turn, god_apply, god_legal_turns, god_winner, move, parse_god_position
+from santorini_az.mcts import SearchConfig
 from santorini_az.notation import parse_cell
 
 

@@ -24,13 +24,19 @@ from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
 from .arena import wilson_interval
 from .encoding import action_from_index
 from .game import State, initial_state, random_openings
-from .mcts import Search, SearchConfig, uniform_evaluator
+from .god_encoding import GodNode, legal_sub_actions, play_sub_action
+from .god_search import (GodEvaluator, GodTreeNode, has_won_mid_turn, most_visited, terminal_value,
+                                     turn_played, uniform_god_evaluator)
+from .gods import (GODS, GodState, Turn, format_god_position, format_turn, from_mortal, god_apply,
+                               god_start, god_winner, parse_god_position, parse_turn)
+from .mcts import Search, SearchConfig, backup, expand, node_value, select_leaf, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'ProtocolError', 'info_line',
-           'EngineSession', 'engine_command', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
-           'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
+           'GodSearchResult', 'GodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text',
+           'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'engine_command', 'EngineProcess',
+           'EngineMatch', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -78,6 +84,81 @@ class AlphaZeroSearcher:
         return SearchResult(action, round(1000 * search.root_value()), len(pv), search.simulations_done,
                             time.perf_counter() - start, pv or [action])
 
+# %% ../nbs/30_protocol.ipynb #127b7fc1
+AFTER_STOP_SIMULATIONS = 16  # simulations for each decision left in a turn once the clock or a stop has cut the search
+
+@dataclass
+class GodSearchResult:
+    "What a god search found, with the fields `info_line` reads: the whole `turn`, its score and statistics."
+    turn: Turn
+    score: int  # the root value of the turn's first searched decision, for the player to move, x1000
+    wins: bool  # the turn wins the game at once
+    depth: int  # decisions taken to build the turn (a move, a build, ...)
+    nodes: int  # simulations, all decisions together
+    seconds: float
+    seldepth: int = 0
+
+    @property
+    def score_text(self) -> str: return "win 1" if self.wins else f"cp {self.score}"
+
+    def pv_text(self, state: GodState) -> str: return format_turn(state, self.turn)
+
+class GodSearcher:
+    "Chapter 3b's PUCT search, one decision of the turn after another; `search` stops on its budget or on `stop()`."
+
+    def __init__(self, evaluate: GodEvaluator = uniform_god_evaluator, simulations: int = 200):
+        self.evaluate, self.simulations, self.config = evaluate, simulations, SearchConfig()
+        self._stop = threading.Event()
+
+    def stop(self) -> None: self._stop.set()
+
+
+# %% ../nbs/30_protocol.ipynb #c469a319
+def _decide(self, position: GodNode, simulations: int, until: float) -> GodTreeNode:
+    "`god_search` from `position`, cut at time `until` or by `stop()`; a decision that starts late gets a few simulations."
+    late = self._stop.is_set() or time.perf_counter() >= until
+    root = GodTreeNode(position)
+    expand(root, *self.evaluate(position))
+    for _ in range(AFTER_STOP_SIMULATIONS if late else simulations):
+        if not late and (self._stop.is_set() or time.perf_counter() >= until): break
+        path, leaf = select_leaf(root, self.config)
+        if leaf.is_terminal: value = terminal_value(leaf)
+        else:
+            expand(leaf, *self.evaluate(leaf.position))
+            value = leaf.value
+        backup(path, leaf.player, value)
+    return root
+
+def _search_god(self, state: GodState, nodes: int | None = None, movetime: float | None = None,
+                on_iteration: Callable[[GodSearchResult], None] | None = None, reset_stop: bool = True) -> GodSearchResult:
+    "The turn for `state`: `nodes` simulations (default `simulations`) per decision, or `movetime` seconds in all, or until stopped."
+    if god_winner(state) is not None: raise ValueError("the game is over: there is no move to search")
+    if reset_stop: self._stop.clear()
+    budget = nodes or (MOVETIME_SIMULATIONS if movetime or nodes == 0 else self.simulations)
+    start = time.perf_counter()
+    deadline = start + movetime if movetime else math.inf
+    position, decisions, simulations, score = GodNode(state), 0, 0, None
+    while True:
+        actions = legal_sub_actions(position)
+        if has_won_mid_turn(position) or len(actions) == 1: index = actions[0]  # nothing to think about
+        else:
+            last = all(turn_played(position, a) is not None for a in actions)  # every choice ends the turn
+            now = time.perf_counter()
+            root = self._decide(position, budget, deadline if last else now + (deadline - now) / 2)
+            simulations += sum(root.visits)
+            if score is None: score = round(1000 * node_value(root))
+            index = most_visited(root)
+        decisions += 1
+        if (turn := turn_played(position, index)) is not None: break
+        position = play_sub_action(position, index)
+    wins = god_winner(god_apply(state, turn)) == state.player
+    result = GodSearchResult(turn, score or 0, wins, decisions, simulations, time.perf_counter() - start)
+    if on_iteration: on_iteration(result)
+    return result
+
+GodSearcher._decide, GodSearcher.search = _decide, _search_god
+
+
 # %% ../nbs/30_protocol.ipynb #c8438080
 OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "Engine": ("combo", "alphabeta", "var alphabeta var alphazero"),
@@ -102,17 +183,19 @@ def _parse_option(tokens: list[str]) -> tuple[str, str]:
     if not matches: raise ProtocolError(f"unknown option {name!r}; options are {', '.join(OPTIONS)}")
     return matches[0], value
 
-def _parse_position(tokens: list[str]) -> State:
-    "The position of `position startpos|fen <notation> [moves ...]`."
+def _parse_position(tokens: list[str]) -> State | GodState:
+    "The position of `position startpos [gods <god1> <god2>] | fen <notation> [moves ...]`."
     if not tokens: raise ProtocolError("position needs 'startpos' or 'fen <position>'")
     moves = tokens[tokens.index("moves") + 1:] if "moves" in tokens else []
     head = tokens[:tokens.index("moves")] if "moves" in tokens else tokens
     if head[0] == "startpos" and len(head) == 1: state = initial_state()
-    elif head[0] == "fen" and len(head) == 2: state = parse_position(head[1])
-    else: raise ProtocolError(f"position needs 'startpos' or 'fen <position>', got {' '.join(head)!r}")
+    elif head[:2] == ["startpos", "gods"]: state = god_start(parse_gods(head[2:]))
+    elif head[0] == "fen" and len(head) == 2: state = parse_any_position(head[1])
+    else: raise ProtocolError(f"position needs 'startpos', 'startpos gods <god1> <god2>' or 'fen <position>', "
+                              f"got {' '.join(head)!r}")
     for text in moves:
-        if not state.legal_actions(): raise ProtocolError(f"move {text!r} after the end of the game")
-        state = state.apply(parse_action(state, text))
+        if winner_of(state) is not None: raise ProtocolError(f"move {text!r} after the end of the game")
+        state = play_move_text(state, text)
     return state
 
 def _parse_go(tokens: list[str]) -> dict:
@@ -123,6 +206,33 @@ def _parse_go(tokens: list[str]) -> dict:
         raise ProtocolError(f"go takes one of: nodes <n>, depth <d>, movetime <ms>, infinite; got {' '.join(tokens)!r}")
     if not tokens[1].isdigit() or int(tokens[1]) < 1: raise ProtocolError(f"go {tokens[0]} needs a positive integer")
     return {tokens[0]: int(tokens[1])}
+
+# %% ../nbs/30_protocol.ipynb #e5eb8c66
+def parse_gods(names: Sequence[str]) -> tuple[str, str]:
+    "Player 1's and player 2's gods from two names; a ProtocolError names the one that is not a god."
+    if len(names) != 2: raise ProtocolError(f"two gods are needed, player 1's and player 2's, got {' '.join(names)!r}")
+    for player, name in enumerate(names):
+        if name.lower() not in GODS:
+            raise ProtocolError(f"{name!r} (player {player + 1}'s god) is not a god: the gods are {', '.join(GODS)}")
+    return names[0].lower(), names[1].lower()
+
+def parse_any_position(text: str) -> State | GodState:
+    "A position in notation: a god position if it names gods (`apollo:C3,D4`) or marks, else a mortal one."
+    return parse_god_position(text) if ":" in text or text.count("/") == 4 else parse_position(text)
+
+def position_text(state: State | GodState) -> str:
+    "`state` in notation, with its gods if it has them."
+    return format_god_position(state) if isinstance(state, GodState) else format_position(state)
+
+def winner_of(state: State | GodState) -> int | None:
+    "The player (0 or 1) who has won a mortal or god game, or None while it goes on."
+    return god_winner(state) if isinstance(state, GodState) else state.winner()
+
+def play_move_text(state: State | GodState, text: str) -> State | GodState:
+    "The position after the move (a god turn in a god position) written as `text`; NotationError if it is not legal."
+    if isinstance(state, GodState): return god_apply(state, parse_turn(state, text))
+    return state.apply(parse_action(state, text))
+
 
 # %% ../nbs/30_protocol.ipynb #ad20e477
 def info_line(result: SearchResult, state: State) -> str:
@@ -141,6 +251,7 @@ class EngineSession:
         self.state = initial_state()
         self.alphabeta: AlphaBeta | None = None
         self.alphazero: AlphaZeroSearcher | None = None
+        self.god_searcher: GodSearcher | None = None
         self.thread: threading.Thread | None = None
         self.stop_requested = threading.Event()
         self.answered = threading.Event()  # the running search has written its bestmove
@@ -222,6 +333,15 @@ def _searcher(self):
     if self.alphazero is None: self.alphazero = AlphaZeroSearcher(uniform_evaluator)
     return self.alphazero
 
+def _god_searcher(self) -> GodSearcher:
+    "The searcher for god positions: chapter 3b's PUCT search with uniform priors, whatever the Engine option says."
+    if self.options["Engine"] == "alphabeta":
+        self.write("info string Engine alphabeta knows mortal positions only: searching this god position with the god MCTS")
+    elif self.options["Checkpoint"]:
+        self.write("info string the checkpoint's network knows mortal positions only: the god MCTS uses uniform priors")
+    if self.god_searcher is None: self.god_searcher = GodSearcher()
+    return self.god_searcher
+
 def _prepare(self):
     """Make the searcher and run a tiny search with it (α-β's compiled functions load, the network runs once), so that
     `isready` pays for them and the first `go movetime` gets its whole time to think."""
@@ -234,21 +354,22 @@ def _prepare(self):
 def _go(self, args):
     budget = _parse_go(args)
     state = self.state
-    if not state.legal_actions():  # a GUI waits for a bestmove after every go
+    if winner_of(state) is not None:  # a GUI waits for a bestmove after every go
         self.write("info string error: the game is over: no move to search")
         self.write("bestmove (none)")
         return
-    searcher = self._searcher()
-    if self.options["Engine"] == "alphabeta":
+    searcher = self._god_searcher() if isinstance(state, GodState) else self._searcher()
+    if searcher is self.alphabeta:
         kwargs = {"depth": budget.get("depth"), "nodes": budget.get("nodes")}
         if not budget: kwargs["depth"] = self.options["Depth"]
     else:
-        if "depth" in budget: self.write("info string depth is not a budget for the alphazero engine: "
+        name = "god search" if searcher is self.god_searcher else "alphazero engine"
+        if "depth" in budget: self.write(f"info string depth is not a budget for the {name}: "
                                          "searching Simulations simulations")
         timed = budget.get("infinite") or "movetime" in budget  # the clock or a stop ends it, not Simulations
         kwargs = {"nodes": budget.get("nodes") or (0 if timed else self.options["Simulations"])}
     if "movetime" in budget: kwargs["movetime"] = budget["movetime"] / 1000
-    if budget.get("infinite") and self.options["Engine"] == "alphabeta": kwargs["depth"] = None
+    if budget.get("infinite") and searcher is self.alphabeta: kwargs["depth"] = None
     self.stop_requested.clear()
     self.answered.clear()
     if hasattr(searcher, "tables"): searcher.tables.stop[0] = 0
@@ -262,7 +383,8 @@ def _search(self, searcher, state, kwargs, infinite):
     try:
         result = searcher.search(state, on_iteration=lambda r: self.write(info_line(r, state)), reset_stop=False,
                                  **kwargs)
-        move = format_action(state, action_from_index(state, result.action))
+        if isinstance(state, GodState): move = format_turn(state, result.turn)
+        else: move = format_action(state, action_from_index(state, result.action))
     except Exception as e:
         self.write(f"info string error: {e}")
         move = "(none)"
@@ -273,12 +395,12 @@ def _search(self, searcher, state, kwargs, infinite):
 def _stop_search(self, wait: bool = True):
     "Stop a running search (it answers bestmove); with `wait`, until its thread has finished."
     self.stop_requested.set()
-    for searcher in (self.alphabeta, self.alphazero):
+    for searcher in (self.alphabeta, self.alphazero, self.god_searcher):
         if searcher is not None: searcher.stop()
     if wait and self.thread is not None: self.thread.join()
 
 EngineSession._cmd_go, EngineSession._search, EngineSession._stop_search = _go, _search, _stop_search
-EngineSession._searcher, EngineSession._prepare = _searcher, _prepare
+EngineSession._searcher, EngineSession._god_searcher, EngineSession._prepare = _searcher, _god_searcher, _prepare
 
 # %% ../nbs/30_protocol.ipynb #42bbeb3b
 def engine_command(input: TextIO | None = None, output: TextIO | None = None) -> None:
@@ -354,6 +476,7 @@ class EngineMatch:
     wins: int = 0
     losses: int = 0
     games: list = field(default_factory=list)  # (opening, first engine's colour 0/1, winner 0/1, moves, note)
+    gods: tuple[str, str] | None = None  # player 1's and player 2's gods; None: a mortal match
 
     @property
     def score(self) -> float: return self.wins / max(1, self.wins + self.losses)
@@ -362,36 +485,38 @@ class EngineMatch:
         n = self.wins + self.losses
         low, high = wilson_interval(self.wins, n)
         elo = lambda p: 400 * math.log10(p / (1 - p)) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
-        return (f"{self.first} vs {self.second}: +{self.wins} -{self.losses} in {n} games, score {self.score:.3f} "
+        gods = f" ({self.gods[0]} as player 1, {self.gods[1]} as player 2)" if self.gods else ""
+        return (f"{self.first} vs {self.second}{gods}: +{self.wins} -{self.losses} in {n} games, score {self.score:.3f} "
                 f"(95% {low:.3f}-{high:.3f}), Elo difference {elo(self.score):+.0f} ({elo(low):+.0f} to {elo(high):+.0f})")
 
-def play_game(engines: Sequence[EngineProcess], opening: State, go: Sequence[str]) -> tuple[int, list[str], str]:
-    "One game from `opening`, engines[p] playing player p with `go[p]`: (winner, moves, note)."
+def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
+              go: Sequence[str]) -> tuple[int, list[str], str]:
+    "One game from `opening` (mortal or god), engines[p] playing player p with `go[p]`: (winner, moves, note)."
     state, moves = opening, []
-    while state.winner() is None:
+    while winner_of(state) is None:
         p = state.player
-        engines[p].send(f"position fen {format_position(opening)}" + (" moves " + " ".join(moves) if moves else ""))
+        engines[p].send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
         engines[p].send(f"go {go[p]}")
         try: text = engines[p].expect("bestmove").split()[1]
         except (ProtocolError, IndexError) as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
-        try: action = parse_action(state, text)
+        try: state = play_move_text(state, text)
         except NotationError as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
         moves.append(text)
-        state = state.apply(action)
-    return state.winner(), moves, ""
+    return winner_of(state), moves, ""
 
 # %% ../nbs/30_protocol.ipynb #b1af5904
 def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", go_second: str | None = None,
                options: dict | None = None, options_second: dict | None = None, seed: int = 0,
                move_timeout: float = 60, echo: Callable[[str], None] | None = None,
-               names: tuple[str, str] | None = None) -> EngineMatch:
-    "Play `openings` random openings twice (colours swapped) between two engine commands; the first's result."
+               names: tuple[str, str] | None = None, gods: tuple[str, str] | None = None) -> EngineMatch:
+    "Play `openings` random openings (with `gods`, god positions) twice, colours swapped, between two engine commands."
     starts = random_openings(openings, np.random.default_rng(seed))
+    if gods: starts = [from_mortal(start, gods) for start in starts]
     engines = [EngineProcess(first, options, "first", move_timeout)]
     try:
         engines.append(EngineProcess(second, options_second if options_second is not None else options, "second",
                                      move_timeout))
-        match = EngineMatch(*(names or (first, second)))
+        match = EngineMatch(*(names or (first, second)), gods=tuple(gods) if gods else None)
         for opening in starts:
             for colour in (0, 1):  # the first engine plays player `colour`
                 seats = engines if colour == 0 else engines[::-1]
@@ -400,8 +525,9 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
                 winner, moves, note = play_game(seats, opening, budgets)
                 match.wins += winner == colour
                 match.losses += winner != colour
-                match.games.append((format_position(opening), colour, winner, moves, note))
-                if echo: echo(f"game {len(match.games)}: first engine plays player {colour + 1}, "
+                match.games.append((position_text(opening), colour, winner, moves, note))
+                god = f" ({gods[colour]})" if gods else ""
+                if echo: echo(f"game {len(match.games)}: first engine plays player {colour + 1}{god}, "
                               f"player {winner + 1} wins in {len(moves)} moves {note}")
         return match
     finally:
@@ -414,11 +540,15 @@ def _options(pairs: Sequence[str]) -> dict:
 
 def match_command(first: str, second: str, openings: int = 4, movetime: int | None = None, nodes: int | None = None,
                   depth: int | None = None, go_second: str | None = None, seed: int = 0,
-                  options_first: Sequence[str] = (), options_second: Sequence[str] = ()) -> EngineMatch:
+                  options_first: Sequence[str] = (), options_second: Sequence[str] = (),
+                  gods: str | None = None) -> EngineMatch:
     "The `santorini_az match` command: one budget for both (or `go_second` for the second); prints the result."
+    if gods is not None:  # checked before any engine starts
+        try: gods = parse_gods(gods.split(","))
+        except ProtocolError as e: raise ProtocolError(f"--gods takes two gods separated by a comma, e.g. apollo,pan: {e}") from None
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
     if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
     match = play_match(first, second, openings, budgets[0] if budgets else "depth 2", go_second,
-                       _options(options_first), _options(options_second), seed=seed, echo=print)
+                       _options(options_first), _options(options_second), seed=seed, echo=print, gods=gods)
     print(match.summary())
     return match

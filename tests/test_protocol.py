@@ -183,3 +183,164 @@ def test_isready_answers_even_when_preparing_fails(monkeypatch):
     monkeypatch.setattr(EngineSession, "_prepare", lambda self: 1 / 0)
     session.handle("isready")
     assert answers[-1] == "readyok" and answers[0].startswith("info string error"), answers
+
+
+# --- positions with gods -------------------------------------------------------------------------------------------
+
+from santorini_az.gods import format_god_position, god_start, god_winner, parse_god_position, play_turns
+
+GOD_OPENING = "position startpos gods apollo pan moves C3 D4 B2 E5"  # player 1: Apollo on C3, D4; player 2: Pan
+
+
+def god_position(command):
+    "The god position a `position` command sets (startpos gods or fen), its moves played."
+    tokens = command.split()
+    moves = tokens[tokens.index("moves") + 1:] if "moves" in tokens else []
+    start = god_start(tuple(tokens[3:5])) if tokens[1:3] == ["startpos", "gods"] else parse_god_position(tokens[2])
+    return play_turns(start, moves)
+
+
+def searched_nodes(info):
+    return int(info.split(" nodes ")[1].split()[0])
+
+
+def test_a_god_game_over_the_protocol(engine):
+    "The engine plays a whole Apollo-Pan game against itself; every turn it answers is legal and its info names it."
+    engine.send("setoption name Engine value alphazero")
+    engine.send("setoption name Simulations value 20")
+    moves, state = [], god_start(("apollo", "pan"))
+    while god_winner(state) is None and len(moves) < 200:
+        engine.send("position startpos gods apollo pan" + (" moves " + " ".join(moves) if moves else ""))
+        engine.send("go")
+        *lines, bestmove = engine.until("bestmove")
+        turn = bestmove.split()[1]
+        info = [l for l in lines if l.startswith("info depth")][-1]
+        assert info.endswith(f" pv {turn}") and searched_nodes(info) >= 20, info
+        assert not any(l.startswith("info string") for l in lines), lines
+        state = play_turns(state, [turn])  # a legal turn, or NotationError
+        moves.append(turn)
+    assert god_winner(state) is not None and len(moves) > 4
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+    assert "Traceback" not in engine.process.stderr.read()
+
+
+def test_a_god_position_in_fen_and_its_winning_turn(engine):
+    "Artemis on level 2 reaches the level-3 tower in two steps: the engine finds the turn and calls it a win."
+    engine.send("setoption name Engine value alphazero")
+    engine.send("position fen 0000000223000000000000000/1/artemis:C4,A1/mortal:E1,E2")
+    engine.send("go nodes 100")
+    *lines, bestmove = engine.until("bestmove")
+    assert bestmove.startswith("bestmove C4>D4>E4^") and "score win 1" in lines[-1], (lines, bestmove)
+    engine.send("position fen 0000000223000000000000000/1/C4,A1/E1,E2")  # no gods: a mortal position, no such win
+    engine.send("go nodes 100")
+    *lines, bestmove = engine.until("bestmove")
+    mortal = parse_position("0000000223000000000000000/1/C4,A1/E1,E2")
+    parse_action(mortal, bestmove.split()[1])  # a mortal move, or NotationError
+    assert "score win" not in lines[-1], lines
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_god_movetime_is_honoured(engine):
+    "`go movetime` bounds the whole turn (all its decisions), not each decision, and not by Simulations."
+    import time
+    engine.send("setoption name Engine value alphazero")
+    engine.send("setoption name Simulations value 1")
+    command = GOD_OPENING + " C3>C4^C3 B2>B3^A3"
+    engine.send(command)
+    start = time.monotonic()
+    engine.send("go movetime 400")
+    *lines, bestmove = engine.until("bestmove")
+    elapsed = time.monotonic() - start
+    info = lines[-1]
+    assert searched_nodes(info) > 2, info  # the clock stopped it, not Simulations=1
+    assert 0.3 < elapsed < 2.0, elapsed
+    assert 300 <= int(info.split(" time ")[1].split()[0]) <= 650, info  # the turn shares the time: not 400 per decision
+    play_turns(god_position(command), [bestmove.split()[1]])
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_god_stop_is_honoured(engine):
+    "`go infinite` on a god position thinks until stop, answers isready meanwhile, then gives a whole legal turn."
+    import time
+    engine.send("setoption name Engine value alphazero")
+    engine.send(GOD_OPENING)
+    engine.send("go infinite")
+    engine.quiet(0.5)  # still thinking
+    engine.send("isready")
+    assert engine.read() == "readyok"
+    start = time.monotonic()
+    engine.send("stop")
+    *lines, bestmove = engine.until("bestmove", timeout=10)
+    assert time.monotonic() - start < 3
+    assert not any(l.startswith("info string error") for l in lines), lines
+    assert searched_nodes(lines[-1]) > 1
+    play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_the_default_engine_says_it_searches_gods_with_the_god_mcts(engine):
+    engine.send(GOD_OPENING)
+    engine.send("go nodes 10")
+    lines = engine.until("bestmove")
+    notes = [l for l in lines if l.startswith("info string")]
+    assert len(notes) == 1 and "god MCTS" in notes[0] and "error" not in notes[0], lines
+    play_turns(god_position(GOD_OPENING), [lines[-1].split()[1]])
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+@pytest.mark.parametrize("command, culprit", [
+    ("position startpos gods apollo zeus", "'zeus'"),
+    ("position startpos gods apollo", "two gods"),
+    ("position startpos gods", "two gods"),
+    ("position startpos gods apollo pan moves C3 D4 B2 E5 C3>C4>C5^D5", "'C3>C4>C5^D5'"),
+    ("position startpos gods apollo pan moves C3 D4 B2 E5 C3>C4", "'C3>C4'"),
+    ("position startpos gods apollo pan moves C3 D4 B2 E5 A1>A2^A3", "A1"),
+    ("position startpos gods apollo pan moves C3 D4 B2 E5 C3>C4^C3 Z9", "'Z9'"),
+    ("position fen 0000000000000000000000000/1/apollo:C3,D4/hades:B2,E5", "'hades'"),
+    ("position fen 0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5/sleepy", "'sleepy'"),
+    ("position fen 0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5/athena-up", "Athena"),
+])
+def test_a_bad_god_command_names_its_culprit_and_the_engine_keeps_running(engine, command, culprit):
+    engine.send(command)
+    line = engine.read()
+    assert line.startswith("info string error: ") and culprit in line, line
+    engine.quiet()
+    engine.send("setoption name Engine value alphazero")
+    engine.send(GOD_OPENING)
+    engine.send("go nodes 5")
+    assert engine.until("bestmove")[-1].startswith("bestmove ")
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+    assert "Traceback" not in engine.process.stderr.read()
+
+
+def test_go_on_a_finished_god_game(engine):
+    engine.send("position fen 0000000030000000000000000/2/pan:D4,A1/mortal:E1,E2/won")
+    engine.send("go")
+    assert engine.read().startswith("info string error: the game is over")
+    assert engine.read() == "bestmove (none)"
+    engine.send("position startpos gods apollo pan moves C3 D4 B2 E5")  # the session goes on
+    engine.send("setoption name Engine value alphazero")
+    engine.send("go nodes 5")
+    assert engine.until("bestmove")[-1].startswith("bestmove ")
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_god_match_between_two_engine_subprocesses():
+    "A short `match` with gods finishes, each engine plays each side, and every game replays as legal god turns."
+    command = shlex.join(ENGINE_ARGS)
+    match = play_match(command, command, openings=1, go="nodes 20", go_second="nodes 5", seed=2,
+                       options={"Engine": "alphazero"}, gods=("apollo", "pan"))
+    assert len(match.games) == 2 and {colour for _, colour, _, _, _ in match.games} == {0, 1}
+    for opening, colour, winner, turns, note in match.games:
+        assert note == ""  # nobody forfeited
+        start = parse_god_position(opening)
+        assert start.gods == ("apollo", "pan") and format_god_position(start) == opening
+        assert god_winner(play_turns(start, turns)) == winner
+    assert "apollo as player 1, pan as player 2" in match.summary()

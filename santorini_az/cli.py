@@ -253,10 +253,11 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
           go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),
           option1: List[str] = typer.Option([], help="Option for the first engine, Name=value (repeatable)."),
           option2: List[str] = typer.Option([], help="Option for the second engine, Name=value (repeatable)."),
-          seed: int = typer.Option(0, min=0, help="Seed of the random openings.")):
+          seed: int = typer.Option(0, min=0, help="Seed of the random openings."),
+          gods: Optional[str] = typer.Option(None, help="Play god positions: player 1's and player 2's gods, e.g. apollo,pan.")):
     "Play a match between two protocol engines and print the score with its 95% interval."
     from santorini_az.protocol import ProtocolError, match_command
-    try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2)
+    try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2, gods)
     except ProtocolError as e: fail(str(e))
 
 @app.command("bench-alphabeta")

@@ -54,3 +54,23 @@ def test_an_unexpected_error_is_one_line_unless_debugging():
     loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "SANTORINI_AZ_DEBUG": "1"})
     assert "Traceback" in loud.stderr
+
+
+@pytest.mark.parametrize("gods", ["apollo,zeus", "apollo", "apollo,pan,atlas", ""])
+def test_match_refuses_bad_gods_before_starting_engines(gods):
+    result = run("match", "no-such-engine-command", "no-such-engine-command", "--gods", gods)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: --gods") and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_god_match_between_two_engines():
+    "`match --gods apollo,pan` plays god openings to the end with both engines on both sides, and names the gods."
+    engine = f"{SCRIPT} engine"
+    result = run("match", engine, engine, "--gods", "apollo,pan", "--openings", "1", "--nodes", "10",
+                 "--option1", "Engine=alphazero", "--option2", "Engine=alphazero", "--seed", "3")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("game 1: first engine plays player 1 (apollo)")
+    assert lines[1].startswith("game 2: first engine plays player 2 (pan)")
+    assert "forfeits" not in result.stdout
+    assert "(apollo as player 1, pan as player 2): +" in lines[-1] and "in 2 games" in lines[-1], lines[-1]

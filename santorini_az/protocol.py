@@ -359,7 +359,8 @@ def _go(self, args):
         self.write("bestmove (none)")
         return
     searcher = self._god_searcher() if isinstance(state, GodState) else self._searcher()
-    if searcher is self.alphabeta:
+    by_depth = not isinstance(searcher, (AlphaZeroSearcher, GodSearcher))  # an α-β searcher: depth and nodes
+    if by_depth:
         kwargs = {"depth": budget.get("depth"), "nodes": budget.get("nodes")}
         if not budget: kwargs["depth"] = self.options["Depth"]
     else:
@@ -369,7 +370,7 @@ def _go(self, args):
         timed = budget.get("infinite") or "movetime" in budget  # the clock or a stop ends it, not Simulations
         kwargs = {"nodes": budget.get("nodes") or (0 if timed else self.options["Simulations"])}
     if "movetime" in budget: kwargs["movetime"] = budget["movetime"] / 1000
-    if budget.get("infinite") and searcher is self.alphabeta: kwargs["depth"] = None
+    if budget.get("infinite") and by_depth: kwargs["depth"] = None
     self.stop_requested.clear()
     self.answered.clear()
     if hasattr(searcher, "tables"): searcher.tables.stop[0] = 0

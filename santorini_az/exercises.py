@@ -15,18 +15,25 @@ import numpy as np
 
 from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_planes, transform_policy,
                                    transform_state)
-from .game import (DOME, STEPS, WIN_LEVEL, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
+from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
 from .mcts import Node, SearchConfig, puct_scores, run_search, select_leaf, visit_policy
 from .notation import cell_name, format_action, format_position, parse_position, play_moves
+from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N_GOD_ACTIONS, GodNode,
+                                       format_sub_action, random_god_positions, step_of, sub_action, sub_actions_of_turn,
+                                       turn_tree)
+from .god_search import GodTreeNode, god_search, terminal_value
+from .gods import (GODS, GodState, Play, beyond, format_god_position, format_turn, god_legal_turns, god_start,
+                               minotaur_targets, parse_god_position, place, play_turns, start_play)
 
 # %% auto #0
-__all__ = ['EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'WILSON_CASES', 'LOSS_SCORE', 'NEGAMAX_CASES', 'VISIT_TEMPERATURES',
-           'STUCK_THREATS', 'ELO_SCORES', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry',
-           'check_puct_scores', 'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval',
-           'height_evaluation', 'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy',
-           'check_blocking_moves', 'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan',
-           'check_elo_difference']
+__all__ = ['EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WILSON_CASES', 'LOSS_SCORE', 'NEGAMAX_CASES',
+           'VISIT_TEMPERATURES', 'STUCK_THREATS', 'ELO_SCORES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
+           'GOD_PER_PLY_HINT', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry', 'check_puct_scores',
+           'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval', 'height_evaluation',
+           'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy', 'check_blocking_moves',
+           'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan', 'check_elo_difference',
+           'check_minotaur_targets', 'check_sub_actions', 'check_god_backup']
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
 class ExerciseFailed(AssertionError):
@@ -348,27 +355,68 @@ def _signs(path: list, leaf_player: int) -> list[int]:
     "The right sign of the value on each edge: + where the edge's player is the leaf's player."
     return [1 if node.player == leaf_player else -1 for node, _ in path]
 
-def _path_text(path: list, leaf: Node, value: float, columns: dict[str, list]) -> str:
+def _mortal_edge_text(node: Node, edge: int) -> str:
+    return _action_text(node.state, action_from_index(node.state, node.actions[edge]))
+
+def _path_text(path: list, leaf: Node, value: float, columns: dict[str, list], edge_text: Callable = _mortal_edge_text) -> str:
     lines = [f"{'edge':>4} {'player':>6} {'action':<12} {'N before':>8} {'W before':>9}" + "".join(f" {k:>16}" for k in columns)]
     for i, (node, edge) in enumerate(path):
-        action = _action_text(node.state, action_from_index(node.state, node.actions[edge]))
-        lines.append(f"{i:>4} {node.player + 1:>6} {action:<12} {node.visits[edge]:>8} {node.value_sums[edge]:>9.3f}"
+        lines.append(f"{i:>4} {node.player + 1:>6} {edge_text(node, edge):<12} {node.visits[edge]:>8} {node.value_sums[edge]:>9.3f}"
                      + "".join(f" {v[i]:>16}" for v in columns.values()))
     lines.append(f"leaf: player {leaf.player + 1} to move, value {value:+.3f} for that player")
     return "\n".join(lines)
 
-def _backup_variants(path: list, leaf_player: int, value: float) -> dict[str, list[float]]:
+PER_PLY_HINT = ("do not flip the sign per ply: in setup a player moves twice in a row. The value is for the leaf's "
+                "player to move: add +v where the edge's player (node.player) is that player, -v otherwise")
+
+def _backup_variants(path: list, leaf_player: int, value: float, per_ply_hint: str = PER_PLY_HINT) -> dict[str, list[float]]:
     "What each usual wrong backup adds to W along `path`, and the hint that names it."
     right = [s * value for s in _signs(path, leaf_player)]
     last = len(path) - 1
     return {
         "the sign is the wrong way round: the value is for the leaf's player to move, so add +v where the edge's "
         "player is that player, -v otherwise": [-w for w in right],
-        "do not flip the sign per ply: in setup a player moves twice in a row. The value is for the leaf's player to "
-        "move: add +v where the edge's player (node.player) is that player, -v otherwise":
-            [(-1) ** (last - k + 1) * value for k in range(len(path))],
+        per_ply_hint: [(-1) ** (last - k + 1) * value for k in range(len(path))],
         "the value is for the leaf's player: an edge whose player is the opponent gets -v": [value] * len(path),
     }
+
+def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Callable, edge_text: Callable = _mortal_edge_text,
+                   per_ply_hint: str = PER_PLY_HINT, columns: Callable = lambda path, leaf: {}) -> int:
+    """Run `fn(path, leaf.player, value)` on every (path, leaf) of `cases` and compare what it adds with the backup's
+    signs; the number of paths, or ExerciseFailed on the first wrong one (`columns` adds columns to its table)."""
+    results = []  # per case: (value, visits added, W added, other edges changed)
+    for i, ((path, leaf), value) in enumerate(zip(cases, values)):
+        before = [(list(node.visits), list(node.value_sums)) for node, _ in path]
+        shown = lambda: _path_text(path, leaf, value, columns(path, leaf), edge_text)
+        try: _call(fn, (path, leaf.player, value), shown)
+        finally: after = [(list(node.visits), list(node.value_sums)) for node, _ in path]
+        for (node, _), (visits, sums) in zip(path, before): node.visits, node.value_sums = visits, sums  # restore
+        added_n = [after[k][0][edge] - before[k][0][edge] for k, (_, edge) in enumerate(path)]
+        added_w = [after[k][1][edge] - before[k][1][edge] for k, (_, edge) in enumerate(path)]
+        others = any(after[k][0][e] != before[k][0][e] or after[k][1][e] != before[k][1][e]
+                     for k, (node, edge) in enumerate(path) for e in range(len(node.actions)) if e != edge)
+        results.append((value, added_n, added_w, others))
+    def right(i): return [s * results[i][0] for s in _signs(cases[i][0], cases[i][1].player)]
+    failing = [i for i, (value, added_n, added_w, others) in enumerate(results)
+               if added_n != [1] * len(added_n) or others or not all(map(_close, added_w, right(i)))]
+    if not failing: return len(cases)
+    i = failing[0]
+    (path, leaf), (value, added_n, added_w, others) = cases[i], results[i]
+    hints = []
+    if added_n != [1] * len(path): hints.append("add exactly one visit to every edge on the path")
+    if others: hints.append("change only the edge each pair names: node.visits[edge], node.value_sums[edge]")
+    # name the mistake that explains every case, not just this one (on some paths two mistakes look the same)
+    variants = [_backup_variants(p, l.player, r[0], per_ply_hint) for (p, l), r in zip(cases, results)]
+    hints += [hint for hint in variants[0]
+              if all(all(map(_close, r[2], v[hint])) for r, v in zip(results, variants))]
+    raise ExerciseFailed(
+        f"path {i + 1} of {len(cases)} ({len(path)} edge{'s' if len(path) > 1 else ''}): the statistics after your backup differ.\n\n"
+        f"the leaf position:\n{show_leaf(leaf)}\n\n"
+        + _path_text(path, leaf, value, {**columns(path, leaf), "N added (yours)": added_n,
+                                         "W added: expected": [f"{w:+.3f}" for w in right(i)],
+                                         "W added (yours)": [f"{w:+.3f}" for w in added_w]}, edge_text) + "\n\n"
+        + _hints(hints, "for each (node, edge): visits[edge] += 1; value_sums[edge] += value if node.player "
+                 "== leaf_player else -value"))
 
 def check_backup(fn: Callable[[list, int, float], None]) -> bool:
     """Check `fn(path, leaf_player, value)`, which must add one visit and the signed `value` to every (node, edge) of
@@ -376,40 +424,9 @@ def check_backup(fn: Callable[[list, int, float], None]) -> bool:
     `leaf_player`, the player to move at the leaf; paths come from real searches, setup-phase ones first."""
     def body(fn):
         cases = [(path, leaf) for root in _searched_trees() for path, leaf in _paths(root, 12)]
-        results = []  # per case: (value, visits added, W added, other edges changed)
-        for i, (path, leaf) in enumerate(cases):
-            value = -1.0 if leaf.is_terminal else round(0.25 + 0.5 * math.sin(i), 3)
-            before = [(list(node.visits), list(node.value_sums)) for node, _ in path]
-            shown = lambda: _path_text(path, leaf, value, {})
-            try: _call(fn, (path, leaf.player, value), shown)
-            finally: after = [(list(node.visits), list(node.value_sums)) for node, _ in path]
-            for (node, _), (visits, sums) in zip(path, before): node.visits, node.value_sums = visits, sums  # restore
-            added_n = [after[k][0][edge] - before[k][0][edge] for k, (_, edge) in enumerate(path)]
-            added_w = [after[k][1][edge] - before[k][1][edge] for k, (_, edge) in enumerate(path)]
-            others = any(after[k][0][e] != before[k][0][e] or after[k][1][e] != before[k][1][e]
-                         for k, (node, edge) in enumerate(path) for e in range(len(node.actions)) if e != edge)
-            results.append((value, added_n, added_w, others))
-        def right(i): return [s * results[i][0] for s in _signs(cases[i][0], cases[i][1].player)]
-        failing = [i for i, (value, added_n, added_w, others) in enumerate(results)
-                   if added_n != [1] * len(added_n) or others or not all(map(_close, added_w, right(i)))]
-        if not failing: return f"mcts.backup on {len(cases)} paths of real searches"
-        i = failing[0]
-        (path, leaf), (value, added_n, added_w, others) = cases[i], results[i]
-        hints = []
-        if added_n != [1] * len(path): hints.append("add exactly one visit to every edge on the path")
-        if others: hints.append("change only the edge each pair names: node.visits[edge], node.value_sums[edge]")
-        # name the mistake that explains every case, not just this one (on some paths two mistakes look the same)
-        variants = [_backup_variants(p, l.player, r[0]) for (p, l), r in zip(cases, results)]
-        hints += [hint for hint in variants[0]
-                  if all(all(map(_close, r[2], v[hint])) for r, v in zip(results, variants))]
-        raise ExerciseFailed(
-            f"path {i + 1} of {len(cases)} ({len(path)} edges): the statistics after your backup differ.\n\n"
-            f"the leaf position:\n{_show(leaf.state)}\n\n"
-            + _path_text(path, leaf, value, {"N added (yours)": added_n,
-                                             "W added: expected": [f"{w:+.3f}" for w in right(i)],
-                                             "W added (yours)": [f"{w:+.3f}" for w in added_w]}) + "\n\n"
-            + _hints(hints, "for each (node, edge): visits[edge] += 1; value_sums[edge] += value if node.player "
-                     "== leaf_player else -value"))
+        values = [-1.0 if leaf.is_terminal else round(0.25 + 0.5 * math.sin(i), 3) for i, (_, leaf) in enumerate(cases)]
+        count = _check_backups(fn, cases, values, lambda leaf: _show(leaf.state))
+        return f"mcts.backup on {count} paths of real searches"
     return _checking("check_backup", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #67ff5c6b
@@ -1051,3 +1068,231 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
                                  + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
         return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"
     return _checking("check_elo_difference", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #56b03ad6
+# Hand-built positions where one rule of Minotaur's move matters each (chapter 01b's notation: Minotaur to move).
+MINOTAUR_EDGES = {
+    "an opponent at the board's edge cannot be pushed off it": "0000000000000000000000000/1/minotaur:C4,E1/mortal:C5,C3",
+    "a dome behind the opponent stops the push": "0000000000000400000000000/1/minotaur:B3,E1/mortal:C3,A1",
+    "a worker behind the opponent stops the push": "0000000000000000000000000/1/minotaur:B3,E1/mortal:C3,D3",
+    "your own worker behind the opponent stops the push": "0000000000000000000000000/1/minotaur:B3,D3/mortal:C3,A1",
+    "Minotaur climbs one level at most, pushing or not": "0000000000002000000000000/1/minotaur:B3,E1/mortal:C3,A1",
+    "the opponent may be pushed up, onto any level": "0000000000000300000000000/1/minotaur:B3,E1/mortal:C3,A1",
+    "the opponent may be pushed down": "0000000000012000000000000/1/minotaur:B3,E1/mortal:C3,A1",
+    "Minotaur may climb one level onto the opponent's cell": "0000000000001000000000000/1/minotaur:B3,E1/mortal:C3,A1",
+    "a diagonal push": "0000000000000000000000000/1/minotaur:B4,E1/mortal:C3,A1",
+    "your own worker is never pushed": "0000000000000000000000000/1/minotaur:B3,C3/mortal:E5,A1",
+    "a corner: two pushes, and a cell too high": "0000020000000000000000000/1/minotaur:A5,E1/mortal:B5,B4",
+}
+
+def _show_god(state: GodState) -> str:
+    "A god position: the board drawn as text, then its notation string (chapter 01b)."
+    return f"{state.board}\nnotation: {format_god_position(state)}"
+
+def _minotaur_positions(count: int, seed: int) -> list[GodState]:
+    "Positions of seeded random games where Minotaur (player 1) is to move with a worker next to an opponent's."
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        for state in random_god_positions(("minotaur", rng.choice(("mortal", "apollo", "minotaur"))), rng, 40):
+            mine, theirs = state.board.workers[0], state.board.workers[1]
+            if state.player == 0 and len(mine) == 2 and any(t in STEPS[m] for m in mine for t in theirs):
+                found.append(state)
+    return found[:count]
+
+# %% ../nbs/34_exercises.ipynb #e4b41666
+def _minotaur_extra_hint(play: Play, worker: int, to) -> str:
+    "The usual mistake behind a cell that should not be among Minotaur's targets."
+    here, heights = play.mine[worker], play.heights
+    if not isinstance(to, int) or not 0 <= to < CELLS: return "return cell numbers 0-24 (0 = A5, 24 = E1)"
+    if to not in STEPS[here]: return "a worker moves to one of the 8 cells next to it"
+    if to in play.mine: return "Minotaur pushes only the opponent's workers: a cell with your own worker is never a target"
+    if heights[to] == DOME: return "a dome (level 4) can never be entered"
+    if heights[to] > heights[here] + 1:
+        return "Minotaur climbs by the mortal rule, pushing or not: the cell it moves onto is at most one level above its own"
+    behind = beyond(here, to)
+    if behind is None: return ("the push goes one cell straight on, from your worker through the opponent's: at the "
+                               "board's edge that cell is off the board (gods.beyond(here, to) is None): no push")
+    if heights[behind] == DOME: return "the cell the opponent is pushed to must not hold a dome"
+    if behind in play.mine or behind in play.theirs:
+        return "the cell the opponent is pushed to must be free: no worker of either side on it"
+    return "compare the extra cells with the rules of a Minotaur move"
+
+def _minotaur_missing_hint(play: Play, worker: int, to: int) -> str:
+    "The usual mistake behind a cell missing from Minotaur's targets."
+    here, heights = play.mine[worker], play.heights
+    if to in play.theirs:
+        behind = beyond(here, to)
+        if heights[behind] != heights[to]:
+            return "the opponent may be pushed onto any level, up or down: only a dome or a worker stops the push"
+        if heights[to] == heights[here] + 1: return "Minotaur may climb one level onto the opponent's cell, as onto any cell"
+        return ("Minotaur may move onto an opponent's neighbouring cell when the cell straight behind it "
+                "(gods.beyond(here, to)) is on the board, free and not a dome: the opponent is pushed there")
+    if heights[to] > heights[here]: return "a worker may climb one level"
+    return "every free neighbour a mortal could step to is a Minotaur target too"
+
+def _cell_order(c): return (0, c, "") if isinstance(c, int) else (1, 0, repr(c))
+
+def _cells_text(cells) -> str:
+    "Cells by name in board order (A5 first); anything that is not a cell as its repr."
+    return ", ".join(cell_name(c) if isinstance(c, int) and 0 <= c < CELLS else repr(c)
+                     for c in sorted(cells, key=_cell_order)) or "none"
+
+def check_minotaur_targets(fn: Callable[[Play, int], Iterable[int]]) -> bool:
+    """Check `fn(play, worker) -> cells`: the cells Minotaur's `worker` (0 or 1, an index into `play.mine`) may move
+    to at the start of a turn, in any order: the mortal steps plus the pushes. `play` is chapter 01b's `Play` (`heights`,
+    `mine`, `theirs`: 25 levels, 4 a dome, and each side's cells). Against `gods.minotaur_targets`, on hand-built rule
+    edges and 100 positions of random games with a worker next to an opponent's."""
+    def body(fn):
+        cases = [(f"edge position \"{name}\"", parse_god_position(text)) for name, text in MINOTAUR_EDGES.items()]
+        cases += [(f"random position {i + 1} of 100", s) for i, s in enumerate(_minotaur_positions(100, seed=0))]
+        for where, state in cases:
+            play = start_play(state)
+            for worker in range(2):
+                here = cell_name(play.mine[worker])
+                shown = lambda: f"{_show_god(state)}\nworker = {worker} (on {here})"
+                got = _call(fn, (play, worker), shown)
+                try: got = list(got)
+                except TypeError: raise ExerciseFailed(f"{where}, worker {worker}: your function returned {got!r}, "
+                                                       f"not a list of cells.\n\n{shown()}") from None
+                expected = minotaur_targets(play, worker)
+                if sorted(got, key=_cell_order) == sorted(expected): continue
+                missing, extra = set(expected) - set(got), set(got) - set(expected)
+                lines = [f"{where}, worker {worker} (on {here}): the rules allow {len(expected)} cells, your function "
+                         f"returned {len(got)}.", "", shown(), "", f"expected: {_cells_text(expected)}",
+                         f"yours:    {_cells_text(got)}"]
+                lines += [f"{label}: {_cells_text(cells)}" for label, cells in (("missing", missing), ("extra", extra)) if cells]
+                hints = [_minotaur_extra_hint(play, worker, c) for c in sorted(extra, key=_cell_order)]
+                hints += [_minotaur_missing_hint(play, worker, c) for c in sorted(missing)]
+                if not missing and not extra: hints.append("each cell must appear once")
+                raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(hints))
+        return f"gods.minotaur_targets for both workers in {len(cases)} positions ({len(MINOTAUR_EDGES)} rule edges)"
+    return _checking("check_minotaur_targets", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #67ba5c3b
+def _sample_turns(state: GodState, count: int, rng: random.Random) -> list:
+    "Up to `count` of the legal turns in `state`, the turns that may go on (and so end with `end`) among them."
+    turns = god_legal_turns(state)
+    tree = turn_tree(state)
+    going_on = [t for t in turns if t in tree.nexts]
+    picked = rng.sample(turns, min(count, len(turns))) + rng.sample(going_on, min(count // 4, len(going_on)))
+    return list(dict.fromkeys(picked))
+
+def _sub_action_cases(seed: int = 0) -> list[tuple[str, GodState, tuple]]:
+    "(where, position, turn): the placements, every god's turns after chapter 01's setup, then random positions."
+    rng = random.Random(seed)
+    cases = [("the first placement", god_start(), (place(12),)),
+             ("the second placement", play_turns(god_start(), "C3"), (place(8),))]
+    for god in GODS:
+        state = play_turns(god_start((god, "mortal")), "C3 D4 B2 D2")
+        cases += [(f"{god} after the setup C3 D4 B2 D2", state, t) for t in _sample_turns(state, 12, rng)]
+    for god in GODS:
+        for state in random_god_positions((god, rng.choice(GODS)), rng, 30)[8::7]:
+            cases += [(f"{state.gods[state.player]} in a random game", state, t) for t in _sample_turns(state, 4, rng)]
+    return cases
+
+def _sub_action_hints(state: GodState, turn: tuple, expected: tuple, got: tuple) -> list[str]:
+    "The usual mistakes that explain `got`."
+    hints = []
+    if expected[-1] == END_ACTION and got == expected[:-1]:
+        hints.append("this turn could have gone on (a longer legal turn starts with it), so it ends with `end` (125): "
+                     "the player must say that it stops. Check with god_legal_turns(state)")
+    if got == expected + (END_ACTION,) or (got[-1:] == (END_ACTION,) and expected[-1] != END_ACTION):
+        hints.append("`end` (125) only follows a turn that could have gone on (Demeter's or Hephaestus's first build, "
+                     "a Prometheus build...): a turn that cannot go on is complete with its last step")
+    for step, number in zip(turn, got):
+        if step.kind == "move" and number == MOVE_OFFSET + step.cell and step.worker == 1:
+            hints.append("a move names its worker: 25 + 25·worker + cell, so worker 1 (the second) moves with 50-74")
+        elif step.kind == "move" and number == MOVE_OFFSET + CELLS * (step.worker + 1) + step.cell:
+            hints.append("workers are numbered 0 and 1: a move is 25 + 25·worker + cell, so worker 0's are 25-49")
+        elif step.kind == "build" and number == DOME_OFFSET + step.cell:
+            hints.append("a block (build) is 75 + cell; a dome is 100 + cell")
+        elif step.kind == "dome" and number == BUILD_OFFSET + step.cell:
+            hints.append("a dome is 100 + cell (Atlas's dome on any level); a block (build) is 75 + cell")
+        elif step.kind == "place" and number != step.cell:
+            hints.append("a placement's number is its cell itself, 0-24")
+    return hints
+
+def _step_text(step) -> str:
+    "A step as the learner's function sees it: its kind, its cell by name, and a move's worker (0 or 1)."
+    return f"move worker {step.worker} to {cell_name(step.cell)}" if step.kind == "move" else f"{step.kind} {cell_name(step.cell)}"
+
+def _numbers_text(numbers) -> str:
+    "Sub-action numbers with what each means: 57 (move worker 1 to C4)."
+    def one(n):
+        try: return f"{n} ({'end' if n == END_ACTION else _step_text(step_of(n))})"
+        except (TypeError, ValueError): return repr(n)
+    return ", ".join(one(n) for n in numbers) or "nothing"
+
+def check_sub_actions(fn: Callable[[GodState, tuple], Iterable[int]]) -> bool:
+    """Check `fn(state, turn) -> numbers`: the sub-actions (chapter 02b) that play the legal `turn` (a tuple of
+    chapter 01b's `Step`s) in `state`: place c → c, move worker w to c → 25 + 25·w + c, build c → 75 + c, dome c →
+    100 + c, then `end` (125) if the turn could have gone on. Against `god_encoding.sub_actions_of_turn`, on the
+    placements, every god's turns after chapter 01's setup, and turns of random games."""
+    def body(fn):
+        cases = _sub_action_cases()
+        for i, (where, state, turn) in enumerate(cases):
+            shown = lambda: f"{_show_god(state)}\nturn = {format_turn(state, turn)}: {', '.join(map(_step_text, turn))}"
+            got = _call(fn, (state, turn), shown)
+            expected = sub_actions_of_turn(state, turn)
+            try: got = tuple(int(n) for n in got)
+            except (TypeError, ValueError): raise ExerciseFailed(
+                f"case {i + 1} ({where}): expected a sequence of numbers, got {got!r}.\n\n{shown()}") from None
+            if got == expected: continue
+            raise ExerciseFailed(
+                f"case {i + 1} of {len(cases)} ({where}): the sub-actions differ.\n\n{shown()}\n\n"
+                f"expected: {_numbers_text(expected)}\nyours:    {_numbers_text(got)}\n\n"
+                + _hints(_sub_action_hints(state, turn, expected, got),
+                         "place c: c; move worker w to c: 25 + 25·w + c; build c: 75 + c; dome c: 100 + c; then 125 "
+                         "(end) if a longer legal turn starts with this one"))
+        return f"god_encoding.sub_actions_of_turn on {len(cases)} turns of all {len(GODS)} gods"
+    return _checking("check_sub_actions", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #ad2fcffd
+def _made_up_god_evaluator(position: GodNode) -> tuple[list[float], float]:
+    "Fixed, node-dependent logits and value (seeded by the position and the steps so far), as `_made_up_evaluator`."
+    rng = random.Random(f"{format_god_position(position.state)} {position.steps}")
+    return [rng.gauss(0.0, 1.5) for _ in range(N_GOD_ACTIONS)], rng.uniform(-0.9, 0.9)
+
+# God positions where a turn is several decisions (chapter 01b's notation): Artemis steps twice, Demeter and
+# Hephaestus may build twice, Prometheus may build, move and build; each with the mortal on the other side.
+GOD_SEARCH_STARTS = ("0000000000001000000000000/1/artemis:C3,A1/mortal:E1,E2",
+                     "0000000000000000000000000/1/demeter:C3,B2/mortal:D4,D2",
+                     "0000000100001000000000000/1/prometheus:C3,B2/mortal:D4,D2",
+                     "0000000000000000000000000/2/mortal:C3,B2/hephaestus:D4,D2")
+
+def _god_searched_trees(simulations: int = 48) -> list[GodTreeNode]:
+    "The roots of real god searches (made-up evaluator) from positions of gods whose turn takes several decisions."
+    config = SearchConfig(simulations=simulations)
+    return [god_search(GodNode(parse_god_position(text)), _made_up_god_evaluator, config) for text in GOD_SEARCH_STARTS]
+
+def _show_god_leaf(leaf: GodTreeNode) -> str:
+    "The god node at a leaf: its position, and the steps its player has taken so far this turn."
+    steps = ", ".join(format_sub_action(sub_action(step)) for step in leaf.position.steps) or "none (a new turn)"
+    return f"{_show_god(leaf.position.state)}\nsteps so far this turn: {steps}"
+
+def _turn_column(path: list, leaf: GodTreeNode) -> dict[str, list]:
+    "For each edge: does the same player decide again below it (mid-turn), or the opponent (the turn ends there)?"
+    below = [node for node, _ in path[1:]] + [leaf]
+    return {"then": ["same player" if child.player == node.player else "the opponent"
+                     for (node, _), child in zip(path, below)]}
+
+GOD_PER_PLY_HINT = ("do not flip the sign at every level: a god's turn is several decisions of the same player, so "
+                    "mid-turn the edge below has the same player and the same sign. The value is for the leaf's "
+                    "player to move: add +v where the edge's player (node.player) is that player, -v otherwise")
+
+def check_god_backup(fn: Callable[[list, int, float], None]) -> bool:
+    """Check `fn(path, leaf_player, value)` on the paths of god searches (chapter 03b), where one turn is several
+    decisions of the same player: it must add one visit and the signed `value` to every (node, edge) of `path` in
+    place (`node.visits[edge]`, `node.value_sums[edge]`), `value` being for `leaf_player`, the player to move at the
+    leaf. Against `mcts.backup`, which `god_search` uses, on real paths from searches over Artemis, Demeter,
+    Prometheus and Hephaestus positions."""
+    def body(fn):
+        cases = [(path, leaf) for root in _god_searched_trees() for path, leaf in _paths(root, 15)]
+        values = [terminal_value(leaf) if leaf.is_terminal else round(0.25 + 0.5 * math.sin(i), 3)
+                  for i, (_, leaf) in enumerate(cases)]
+        count = _check_backups(fn, cases, values, _show_god_leaf, lambda node, edge: format_sub_action(node.actions[edge]),
+                               GOD_PER_PLY_HINT, _turn_column)
+        mid_turn = sum(node.player == below.player for path, leaf in cases
+                       for (node, _), below in zip(path, [n for n, _ in path[1:]] + [leaf]))
+        return f"mcts.backup on {count} paths of god searches ({mid_turn} of their edges mid-turn)"
+    return _checking("check_god_backup", fn, body)

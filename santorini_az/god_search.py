@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 from .god_encoding import (END_ACTION, N_GOD_ACTIONS, GodNode, legal_sub_actions, node_play,
                                        play_sub_action, step_of)
 from .gods import GODS, GodState, Turn, god_apply, god_legal_turns, god_start, god_winner
-from .mcts import TERMINAL_VALUE, SearchConfig, backup, expand, select_leaf
+from .mcts import TERMINAL_VALUE, Node, SearchConfig, backup, expand, select_leaf
 
 # %% auto #0
 __all__ = ['GodEvaluator', 'GodPlayer', 'has_won_mid_turn', 'GodTreeNode', 'terminal_value', 'uniform_god_evaluator',
@@ -26,25 +26,16 @@ def has_won_mid_turn(position: GodNode) -> bool:
     return bool(position.steps) and node_play(position).won
 
 # %% ../nbs/03b_god_search.ipynb #cafe38c6
-class GodTreeNode:
-    "A god node in the search tree; edge statistics `priors` (P), `visits` (N), `value_sums` (W) align with `actions`."
-    __slots__ = ("position", "player", "actions", "is_terminal", "is_expanded", "value", "priors", "visits",
-                 "value_sums", "children")
+class GodTreeNode(Node):
+    "Chapter 03's `Node` over a god node: its edges are the legal sub-actions, and an edge plays one of them."
+    __slots__ = ("position",)  # the god node; `state` (inherited) is its position, `player` its player to move
 
     def __init__(self, position: GodNode):
-        self.position, self.player = position, position.player  # mid-turn, the player is still the one who started it
+        self.position, self.state, self.player = position, position.state, position.player  # mid-turn: the same player
         self.actions = legal_sub_actions(position)  # the node's edges: legal sub-actions, ascending
         self.is_terminal = has_won_mid_turn(position) or god_winner(position.state) is not None
-        self.is_expanded = False
-        self.value = 0.0  # the evaluator's value of this node for `player`, set on expansion
-        self.priors: list[float] = []  # P per edge
-        self.visits: list[int] = []  # N per edge
-        self.value_sums: list[float] = []  # W per edge, from the view of `player`
-        self.children: dict[int, GodTreeNode] = {}  # sub-action -> child, made when a simulation first follows it
-
-    def visit_count(self) -> int:
-        "N of the node itself: 1 for its own evaluation plus one per simulation that has passed through it."
-        return 1 + sum(self.visits)
+        self.is_expanded, self.value = False, 0.0  # as chapter 03's Node starts: not yet evaluated ...
+        self.priors, self.visits, self.value_sums, self.children = [], [], [], {}  # ... and no edge statistics yet
 
     def child(self, edge: int) -> GodTreeNode:
         "The child reached by edge number `edge` (a position in `actions`), created on first use."
@@ -52,9 +43,7 @@ class GodTreeNode:
         if action not in self.children: self.children[action] = GodTreeNode(play_sub_action(self.position, action))
         return self.children[action]
 
-    def __repr__(self):
-        kind = "terminal" if self.is_terminal else "expanded" if self.is_expanded else "unexpanded"
-        return f"GodTreeNode(player={self.player}, {kind}, edges={len(self.actions)}, visits={sum(self.visits)})"
+    def __repr__(self): return "GodTree" + super().__repr__()  # chapter 03's Node(...) line, named GodTreeNode(...)
 
 # %% ../nbs/03b_god_search.ipynb #e0a8dedb
 def terminal_value(node: GodTreeNode) -> float:

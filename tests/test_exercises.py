@@ -411,6 +411,115 @@ def wrong_elo_no_edges(score):
     return 400 * math.log10(score / (1 - score))  # divides by zero at a score of 1
 WRONG['elo_no_edges'] = ('check_elo_difference', wrong_elo_no_edges, 'no finite Elo difference')
 
+# Chapters 1b, 2b and 3b: the gods
+from santorini_az.gods import beyond, god_legal_turns  # noqa: E402
+
+
+def reference_minotaur_targets(play, worker):
+    "The mortal steps, plus an opponent's cell when the cell straight behind it is on the board, free and not a dome."
+    here, taken = play.mine[worker], set(play.mine) | set(play.theirs)
+    targets = []
+    for to in STEPS[here]:
+        if to is None or to in play.mine or play.heights[to] == DOME or play.heights[to] > play.heights[here] + 1:
+            continue  # off the board, our own worker, a dome, or a climb of two levels or more
+        if to in play.theirs:  # a push: the opponent goes one cell further, straight on
+            behind = beyond(here, to)
+            if behind is None or behind in taken or play.heights[behind] == DOME: continue
+        targets.append(to)
+    return targets
+REFERENCES['check_minotaur_targets'] = reference_minotaur_targets
+
+def reference_sub_actions(state, turn):
+    "Each step's number (place c, move 25 + 25·w + c, build 75 + c, dome 100 + c), then `end` if the turn could go on."
+    offsets = {"place": 0, "build": 75, "dome": 100}
+    numbers = [25 + 25 * step.worker + step.cell if step.kind == "move" else offsets[step.kind] + step.cell
+               for step in turn]
+    goes_on = any(len(other) > len(turn) and other[:len(turn)] == turn for other in god_legal_turns(state))
+    return numbers + [125] if goes_on else numbers
+REFERENCES['check_sub_actions'] = reference_sub_actions
+
+REFERENCES['check_god_backup'] = reference_backup  # chapter 3's backup compares players: it is right for gods too
+
+
+def minotaur_targets_with(pushable):
+    "A Minotaur solution whose push test is `pushable(play, here, to, behind)` (the mortal steps are right)."
+    def targets(play, worker):
+        here = play.mine[worker]
+        found = []
+        for to in STEPS[here]:
+            if to is None or to in play.mine or play.heights[to] == DOME: continue
+            if to in play.theirs:
+                if pushable(play, here, to, beyond(here, to)): found.append(to)
+            elif play.heights[to] <= play.heights[here] + 1: found.append(to)
+        return found
+    return targets
+
+def _free(play, cell): return cell not in play.mine and cell not in play.theirs
+def _climbable(play, here, to): return play.heights[to] <= play.heights[here] + 1
+
+WRONG['minotaur_off_board'] = ('check_minotaur_targets', minotaur_targets_with(
+    lambda play, here, to, behind: _climbable(play, here, to) and (behind is None or (_free(play, behind) and play.heights[behind] != DOME))),
+    'at the board\'s edge that cell is off the board')
+WRONG['minotaur_onto_dome'] = ('check_minotaur_targets', minotaur_targets_with(
+    lambda play, here, to, behind: _climbable(play, here, to) and behind is not None and _free(play, behind)),
+    'must not hold a dome')
+WRONG['minotaur_onto_worker'] = ('check_minotaur_targets', minotaur_targets_with(
+    lambda play, here, to, behind: _climbable(play, here, to) and behind is not None and play.heights[behind] != DOME),
+    'must be free: no worker of either side')
+WRONG['minotaur_push_climbs_two'] = ('check_minotaur_targets', minotaur_targets_with(
+    lambda play, here, to, behind: behind is not None and _free(play, behind) and play.heights[behind] != DOME),
+    'Minotaur climbs by the mortal rule, pushing or not')
+WRONG['minotaur_no_push_up'] = ('check_minotaur_targets', minotaur_targets_with(
+    lambda play, here, to, behind: _climbable(play, here, to) and behind is not None and _free(play, behind)
+    and play.heights[behind] <= play.heights[to]), 'onto any level, up or down')
+WRONG['minotaur_no_push'] = ('check_minotaur_targets', minotaur_targets_with(lambda play, here, to, behind: False),
+                             'the cell straight behind it')
+
+def sub_actions_with(number, end=True):
+    "A sub-action solution that numbers each step with `number(step)`, and says `end` where the turn goes on if `end`."
+    def sub_actions(state, turn):
+        goes_on = any(len(other) > len(turn) and other[:len(turn)] == turn for other in god_legal_turns(state))
+        return [number(step) for step in turn] + ([125] if goes_on and end else [])
+    return sub_actions
+
+def _number(step, move=lambda s: 25 + 25 * s.worker + s.cell, build=75, dome=100):
+    return move(step) if step.kind == "move" else {"place": 0, "build": build, "dome": dome}[step.kind] + step.cell
+
+WRONG['sub_actions_worker_ignored'] = ('check_sub_actions', sub_actions_with(lambda s: _number(s, move=lambda s: 25 + s.cell)),
+                                       'a move names its worker')
+WRONG['sub_actions_build_dome_swapped'] = ('check_sub_actions', sub_actions_with(lambda s: _number(s, build=100, dome=75)),
+                                           'a block (build) is 75 + cell')
+WRONG['sub_actions_no_end'] = ('check_sub_actions', sub_actions_with(_number, end=False), 'ends with `end` (125)')
+WRONG['sub_actions_end_always'] = ('check_sub_actions', lambda state, turn: [_number(s) for s in turn] + [125],
+                                   '`end` (125) only follows a turn that could have gone on')
+WRONG['sub_actions_workers_from_1'] = ('check_sub_actions', sub_actions_with(
+    lambda s: _number(s, move=lambda s: 25 + 25 * (s.worker + 1) + s.cell)), 'workers are numbered 0 and 1')
+
+def wrong_god_backup_per_level(path, leaf_player, value):
+    for node, edge in reversed(path):
+        value = -value  # flips at every level, as if every decision were a whole turn
+        node.visits[edge] += 1
+        node.value_sums[edge] += value
+WRONG['god_backup_per_level'] = ('check_god_backup', wrong_god_backup_per_level, 'a god\'s turn is several decisions')
+
+def wrong_god_backup_sign(path, leaf_player, value):
+    for node, edge in path:
+        node.visits[edge] += 1
+        node.value_sums[edge] += -value if node.player == leaf_player else value
+WRONG['god_backup_sign'] = ('check_god_backup', wrong_god_backup_sign, 'the sign is the wrong way round')
+
+def wrong_god_backup_no_sign(path, leaf_player, value):
+    for node, edge in path:
+        node.visits[edge] += 1
+        node.value_sums[edge] += value  # every edge, the opponent's too, gets the leaf player's value
+WRONG['god_backup_no_sign'] = ('check_god_backup', wrong_god_backup_no_sign, 'an edge whose player is the opponent gets -v')
+
+def wrong_god_backup_leaf_only(path, leaf_player, value):
+    node, edge = path[-1]
+    node.visits[edge] += 1
+    node.value_sums[edge] += value if node.player == leaf_player else -value
+WRONG['god_backup_leaf_only'] = ('check_god_backup', wrong_god_backup_leaf_only, 'one visit to every edge on the path')
+
 @pytest.mark.parametrize("checker", sorted(REFERENCES))
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True

@@ -17,8 +17,8 @@ from .mcts import TERMINAL_VALUE, Node, SearchConfig, backup, expand, select_lea
 
 # %% auto #0
 __all__ = ['GodEvaluator', 'GodPlayer', 'has_won_mid_turn', 'GodTreeNode', 'terminal_value', 'uniform_god_evaluator',
-           'god_search', 'most_visited', 'turn_played', 'god_search_player', 'random_god_player', 'random_god_opening',
-           'play_god_game', 'play_god_match', 'god_against_mortal']
+           'god_simulate', 'god_search', 'most_visited', 'turn_played', 'god_search_player', 'random_god_player',
+           'random_god_opening', 'play_god_game', 'play_god_match', 'god_against_mortal']
 
 # %% ../nbs/03b_god_search.ipynb #e6ed8548
 def has_won_mid_turn(position: GodNode) -> bool:
@@ -59,6 +59,15 @@ def uniform_god_evaluator(position: GodNode) -> tuple[list[float], float]:
     return [0.0] * N_GOD_ACTIONS, 0.0
 
 # %% ../nbs/03b_god_search.ipynb #bb1cddd4
+def god_simulate(root: GodTreeNode, evaluate: GodEvaluator, config: SearchConfig) -> None:
+    "One simulation from the expanded `root`: select a leaf, expand and evaluate it (or score the finished game), back up."
+    path, leaf = select_leaf(root, config)
+    if leaf.is_terminal: value = terminal_value(leaf)
+    else:
+        expand(leaf, *evaluate(leaf.position))
+        value = leaf.value
+    backup(path, leaf.player, value)  # signed per edge: an edge of the leaf's player gets +value, even mid-turn
+
 def god_search(position: GodNode, evaluate: GodEvaluator = uniform_god_evaluator,
                config: SearchConfig | None = None) -> GodTreeNode:
     "The root of a PUCT search from `position`, after `config.simulations` simulations (none if the game is over)."
@@ -66,13 +75,7 @@ def god_search(position: GodNode, evaluate: GodEvaluator = uniform_god_evaluator
     root = GodTreeNode(position)
     if root.is_terminal: return root
     expand(root, *evaluate(position))  # the root's own evaluation is not a simulation
-    for _ in range(config.simulations):
-        path, leaf = select_leaf(root, config)
-        if leaf.is_terminal: value = terminal_value(leaf)
-        else:
-            expand(leaf, *evaluate(leaf.position))
-            value = leaf.value
-        backup(path, leaf.player, value)  # signed per edge: an edge of the leaf's player gets +value, even mid-turn
+    for _ in range(config.simulations): god_simulate(root, evaluate, config)
     return root
 
 # %% ../nbs/03b_god_search.ipynb #3386e928

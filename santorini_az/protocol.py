@@ -25,11 +25,11 @@ from .arena import wilson_interval
 from .encoding import action_from_index
 from .game import State, initial_state, random_openings
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
-from .god_search import (GodEvaluator, GodTreeNode, has_won_mid_turn, most_visited, terminal_value,
+from .god_search import (GodEvaluator, GodTreeNode, god_simulate, has_won_mid_turn, most_visited,
                                      turn_played, uniform_god_evaluator)
 from .gods import (GODS, GodState, Turn, format_god_position, format_turn, from_mortal, god_apply,
                                god_start, god_winner, parse_god_position, parse_turn)
-from .mcts import Search, SearchConfig, backup, expand, node_value, select_leaf, uniform_evaluator
+from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
@@ -115,18 +115,13 @@ class GodSearcher:
 
 # %% ../nbs/30_protocol.ipynb #c469a319
 def _decide(self, position: GodNode, simulations: int, until: float) -> GodTreeNode:
-    "`god_search` from `position`, cut at time `until` or by `stop()`; a decision that starts late gets a few simulations."
+    "Chapter 3b's `god_search` from `position`, cut at time `until` or by `stop()`; a decision that starts late gets a few simulations."
     late = self._stop.is_set() or time.perf_counter() >= until
     root = GodTreeNode(position)
     expand(root, *self.evaluate(position))
     for _ in range(AFTER_STOP_SIMULATIONS if late else simulations):
         if not late and (self._stop.is_set() or time.perf_counter() >= until): break
-        path, leaf = select_leaf(root, self.config)
-        if leaf.is_terminal: value = terminal_value(leaf)
-        else:
-            expand(leaf, *self.evaluate(leaf.position))
-            value = leaf.value
-        backup(path, leaf.player, value)
+        god_simulate(root, self.evaluate, self.config)
     return root
 
 def _search_god(self, state: GodState, nodes: int | None = None, movetime: float | None = None,

@@ -344,6 +344,10 @@ class GodTurnSearch:
         "Is the turn chosen (or the game over)?"
         return self.root is None
 
+    def decisions_made(self) -> int:
+        "Decisions of the turn searched and chosen so far."
+        return len(self.decisions)
+
     def decision_simulations(self) -> int:
         "Simulations run for the decision being searched now."
         return sum(self.root.visits) if self.root else 0

@@ -112,7 +112,8 @@ function sceneOf(info: PositionInfo | GodInfo): BoardScene {
   // Visits: a hint for this position, or the engine's search for the move that led here.
   const search = game.search && (game.search.position === shown || game.search.position === before) ? game.search : null;
   const network = game.network?.position === shown ? game.network : null;
-  const kind = choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
+  const midTurn = isGodInfo(info) && info.steps.length > 0; // the board shows the turn in progress: no old statistics
+  const kind = midTurn ? "" : choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
   return {
     heights: info.heights, workers: info.workers,
     targets: isGodInfo(info) ? godTargets(legal as SubAction[], game.selection) : targets(legal as LegalAction[], game.selection),
@@ -133,7 +134,7 @@ function draw() {
   drawGodControls(info);
   $<HTMLInputElement>("position").value = info.position;
   $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
-  $<HTMLButtonElement>("undo").disabled = game.index === 0;
+  $<HTMLButtonElement>("undo").disabled = game.index === 0 && !game.steps.length;
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
   drawInsight();
 }
@@ -167,7 +168,7 @@ function drawInsight() {
     ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits, true) : "";
   $("speed").textContent = search?.simulations
     ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
-      `(${search.backend === "onnx" ? "network" : "uniform prior"}, ${search.batches} batches)` : "";
+      `(${search.backend === "onnx" ? "network" : "uniform prior"}${search.batches ? `, ${search.batches} batches` : ""})` : "";
 }
 
 function onProgress(id: number, done: number, total: number, decision?: number) {

@@ -426,7 +426,7 @@ function onModel(status: ModelStatus) {
   game.model = status;
   $("model").textContent = status.message;
   $("model").className = status.loaded ? "ok" : "warning";
-  setStatus(status.message);
+  setStatus(isGodPosition(game.positions[0]) ? `${status.message}. ${GOD_NOTE}` : status.message);
 }
 
 async function fetchManifest(): Promise<Manifest> {

@@ -118,3 +118,90 @@ def test_positions_and_moves_for_the_page():
     state = parse_position(POSITIONS[1])
     for action in json.loads(engine.position_info(POSITIONS[1]))["legal"]:
         assert parse_action(state, action["text"]) in legal_actions(state)
+
+
+# ---- god powers: the page's sub-action API and the engine's god turn ------------------------------------------------
+from santorini_az.god_encoding import END_ACTION, GodNode, legal_sub_actions, sub_action  # noqa: E402
+from santorini_az.gods import god_apply, god_legal_turns, move, parse_god_position, parse_turn  # noqa: E402
+
+ARTEMIS_DEMETER = "0000000000000000000000000/1/artemis:C3,D3/demeter:B2,C4"
+
+
+def test_god_start_and_bad_gods():
+    start = json.loads(engine.god_start_position("Artemis", "demeter"))["position"]
+    assert start == "0000000000000000000000000/1/artemis:/demeter:"
+    assert json.loads(engine.god_start_position("artemis", "demeter", POSITIONS[1]))["position"] == ARTEMIS_DEMETER
+    assert "zeus" in json.loads(engine.god_start_position("zeus", "pan"))["error"]
+    assert "error" in json.loads(engine.god_info("not a position"))
+    assert "error" in json.loads(engine.god_info(ARTEMIS_DEMETER, "[124]"))  # a dome Artemis may not build
+
+
+def test_god_info_lists_the_legal_sub_actions():
+    info = json.loads(engine.god_info(ARTEMIS_DEMETER))
+    node = GodNode(parse_god_position(ARTEMIS_DEMETER))
+    assert [a["index"] for a in info["legal"]] == legal_sub_actions(node)
+    assert info["gods"] == ["artemis", "demeter"] and info["player"] == 0 and info["winner"] is None
+    moves = [a for a in info["legal"] if a["kind"] == "move"]
+    assert moves and all(a["index"] == 25 + 25 * a["worker"] + a["cell"] for a in moves)
+    assert {a["from"] for a in moves} == {12, 13}  # the workers on C3 and D3
+    # After a first move, the board is drawn as the move left it, and the same worker may move on or build.
+    first = next(a["index"] for a in moves if a["worker"] == 0 and a["cell"] == 6)  # C3 to B4
+    assert first == sub_action(move(0, 6))
+    info = json.loads(engine.god_info(ARTEMIS_DEMETER, json.dumps([first])))
+    assert info["workers"][0] == [6, 13] and info["steps"] == ["move 1 B4"]
+    kinds = {a["kind"] for a in info["legal"]}
+    assert kinds == {"move", "build"} and all(a["worker"] == 0 for a in info["legal"] if a["kind"] == "move")
+    assert all(a["cell"] != 12 for a in info["legal"] if a["kind"] == "move")  # not back to where it started
+
+
+def test_playing_a_multi_step_turn():
+    # Artemis moves twice (C3>B4>A5) and builds; the position after is the rules' own.
+    steps, text = [], ARTEMIS_DEMETER
+    for index in (25 + 6, 25 + 0):
+        reply = json.loads(engine.god_play(text, json.dumps(steps), index))
+        steps = reply["steps"]
+    reply = json.loads(engine.god_play(text, json.dumps(steps), 75 + 1))
+    state = parse_god_position(text)
+    assert reply["turn"] == "C3>B4>A5^B5" and reply["sub_actions"] == [31, 25, 76]
+    assert reply["position"] == engine.format_god_position(god_apply(state, parse_turn(state, "C3>B4>A5^B5")))
+    # Demeter then builds once and declines the second build with END.
+    after = reply["position"]
+    demeter = json.loads(engine.god_info(after))["legal"]
+    worker_move = next(a for a in demeter if a["kind"] == "move")
+    steps = json.loads(engine.god_play(after, "[]", worker_move["index"]))["steps"]
+    build = next(a for a in json.loads(engine.god_info(after, json.dumps(steps)))["legal"] if a["kind"] == "build")
+    steps = json.loads(engine.god_play(after, json.dumps(steps), build["index"]))["steps"]
+    assert END_ACTION in [a["index"] for a in json.loads(engine.god_info(after, json.dumps(steps)))["legal"]]
+    done = json.loads(engine.god_play(after, json.dumps(steps), END_ACTION))
+    assert done["position"].split("/")[1] == "1" and "," not in done["turn"]
+    assert "error" in json.loads(engine.god_play(after, "[]", END_ACTION))  # END is no legal first step
+
+
+def test_a_winning_move_ends_the_turn_without_its_build():
+    text = "0000000000002300000000000/1/mortal:C3,A1/mortal:E5,E1"  # C3 (2) next to D3 (3): a climb wins
+    reply = json.loads(engine.god_play(text, "[]", 25 + 13))
+    assert reply["turn"].startswith("C3>D3^") and reply["position"].endswith("/won")
+    assert json.loads(engine.god_info(reply["position"]))["winner"] == 0
+
+
+@pytest.mark.parametrize("gods", [("artemis", "demeter"), ("atlas", "prometheus"), ("hermes", "minotaur")])
+def test_the_engine_plays_a_legal_god_turn(gods):
+    state = parse_god_position(json.loads(engine.god_start_position(*gods, POSITIONS[2]))["position"])
+    text = engine.format_god_position(state)
+    search = engine.run_god_turn(text, simulations=40, seed=3)
+    result = json.loads(search.result())
+    turn = parse_turn(state, result["move"])  # NotationError if it is no legal turn
+    assert turn in god_legal_turns(state)
+    assert result["position"] == engine.format_god_position(god_apply(state, turn))
+    assert all(d["simulations"] <= 40 for d in result["decisions"]) and result["simulations"] > 0
+    assert sum(m["share"] for m in result["top_visits"]) <= 1.0 + 1e-9
+
+
+def test_a_god_hint_is_one_decision_and_a_finished_game_has_no_move():
+    search = engine.GodTurnSearch(ARTEMIS_DEMETER, simulations=30, decisions=1)
+    while not search.run(7): pass
+    result = json.loads(search.result())
+    assert len(result["decisions"]) == 1 and result["position"] is None
+    assert result["move"] in [a["text"] for a in json.loads(engine.god_info(ARTEMIS_DEMETER))["legal"]]
+    won = json.loads(engine.god_play("0000000000002300000000000/1/mortal:C3,A1/mortal:E5,E1", "[]", 38))["position"]
+    assert json.loads(engine.run_god_turn(won, simulations=10).result())["move"] is None

@@ -2,7 +2,8 @@
 
 A whole game against the engine by clicking the 2D board (every move legal by the Python rules), no main-thread task
 over 100 ms while the engine thinks, undo, playing as player 2, the missing-model fallback, the browser's network
-outputs equal to onnxruntime's in Python, and a champion promoted during the session picked up without a reload.
+outputs equal to onnxruntime's in Python, a champion promoted during the session picked up without a reload, and a
+game with gods (Artemis against Demeter) played a sub-action at a time.
 Needs `bash tools/setup.sh` (npm packages, the built site, playwright, chromium)."""
 import importlib.util
 import json
@@ -22,6 +23,7 @@ from tests.conftest import require
 from santorini_az.encoding import encode_batch
 from santorini_az.export import OnnxEvaluator
 from santorini_az.game import initial_state, winner
+from santorini_az.gods import format_god_position, god_start, play_turns
 from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
 from santorini_az.notation import format_position, parse_position, play_moves
 
@@ -242,4 +244,56 @@ def test_champion_swap_without_reload(site, browser):
         assert page.evaluate("window.__marker") == "same page"  # no reload
         assert page.evaluate("window.santorini.evaluate(['startpos'])")["backend"].startswith("iteration 2")
     finally: promote(run, 1)
+    page.close()
+
+
+def wait_for_steps(page, n: int) -> dict:
+    "Wait until the human's god turn in progress has `n` sub-actions and the page shows that node; return the game."
+    page.wait_for_function("""(n) => { const g = window.santorini.game, i = g.info;
+        return i && !g.thinking && g.steps.length === n && i.steps.length === n && i.position === g.positions[g.index]
+            && i.player === g.human; }""", arg=n)
+    return page.evaluate("window.santorini.game")
+
+
+def click_cells(page, *cells: int) -> None:
+    for cell in cells: page.click(f'.board2d button[data-cell="{cell}"]')
+
+
+def test_gods_artemis_against_demeter_by_clicking(site, browser):
+    "Artemis (you) against Demeter (the engine): placements, a turn taking the extra move, one declining it."
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
+    assert page.inner_text("#yourpower").startswith("Artemis: your worker may move one additional time")
+    assert page.inner_text("#enginepower").startswith("Demeter:") and "uniform prior" in page.inner_text("#godnote")
+    for _ in range(2):  # our two placements; the engine places after each
+        game = wait_for_my_turn_or_end(page)
+        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    for take_extra_move in (True, False):
+        game = wait_for_my_turn_or_end(page)
+        assert game["info"]["gods"] == ["artemis", "demeter"] and game["info"]["winner"] is None
+        assert page.is_hidden("#endturn")  # Artemis's turn always ends with a build: nothing to decline with a button
+        first = next(a for a in game["info"]["legal"] if a["kind"] == "move")
+        click_cells(page, first["from"], first["cell"])
+        game = wait_for_steps(page, 1)
+        again = [a for a in game["info"]["legal"] if a["kind"] == "move"]
+        assert again and all(a["from"] == first["cell"] and a["cell"] != first["from"] for a in again)
+        if take_extra_move:
+            click_cells(page, again[0]["from"], again[0]["cell"])
+            game = wait_for_steps(page, 2)
+        build = next(a for a in game["info"]["legal"] if a["kind"] == "build")
+        moves_before = len(game["moves"])
+        click_cells(page, build["cell"])  # the build ends the turn (and declines the extra move if not taken)
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n + 1 || window.santorini.game.info.winner !== null",
+                               arg=moves_before)
+        game = wait_for_my_turn_or_end(page)
+        ours = game["moves"][moves_before]
+        assert ours.count(">") == (2 if take_extra_move else 1), ours
+        if game["info"]["winner"] is not None: break
+    # Every turn, ours and the engine's, is legal by the rules of chapter 01b, and the page shows where they lead.
+    state = play_turns(god_start(("artemis", "demeter")), game["moves"])  # NotationError on an illegal turn
+    assert format_god_position(state) == game["info"]["position"]
+    searches = page.evaluate("window.santorini.searches")
+    assert len(searches) >= 4 and all(s["backend"] == "uniform" and s["position"] for s in searches)
+    print("the engine's turns:", game["moves"][1::2], [s["decisions"] for s in searches[-1:]])
+    assert not page.errors
     page.close()

@@ -11,6 +11,12 @@ a *batch* of positions to evaluate as float32 planes and receives their policies
 
 Several batches may be out at once (the worker keeps two): the network evaluates one while Python selects the next.
 
+With god powers (chapters 01b, 02b and 03b: `santorini_az/{gods,god_encoding,god_search}.py`, copied in as well) a
+turn is a few *sub-actions* (place c, move worker w to c = 25 + 25w + c, build 75 + c, dome 100 + c, end 125), and
+the page plays it one sub-action at a time: `god_info(position, steps)` lists the legal ones at the node reached by
+`steps` (the sub-actions played so far this turn), `god_play` plays one, and `GodTurnSearch` is the engine's whole
+turn, chapter 03b's search with a uniform prior (the network knows only the mortal game), run a chunk at a time.
+
 One search batches its leaves with a *virtual loss*: a leaf waiting for its evaluation counts, on the path down to it,
 as a visit that lost, so the next selection in the same batch prefers another line. Everything else (PUCT selection,
 expansion, backup, the visit policy) is the readable search of chapter 3, unchanged. This file needs no numpy.
@@ -23,6 +29,10 @@ import random
 
 from santorini_az.encoding import N_ACTIONS, N_PLANES, action_from_index, encode_into
 from santorini_az.game import CELLS, Placement, in_setup, initial_state, legal_actions, legal_placements, winner
+from santorini_az.god_encoding import (END_ACTION, GodNode, format_sub_action, legal_sub_actions, node_play,
+                                       play_sub_action, step_of, turn_tree)
+from santorini_az.god_search import GodTreeNode, has_won_mid_turn, terminal_value, turn_played, uniform_god_evaluator
+from santorini_az.gods import GODS, format_god_position, format_turn, from_mortal, god_start, parse_god_position
 from santorini_az.mcts import (TERMINAL_VALUE, Node, SearchConfig, backup, choose_action, expand, node_value,
                                select_leaf)
 from santorini_az.notation import NotationError, format_action, format_position, parse_action, parse_position
@@ -222,4 +232,198 @@ def run_search(text: str, evaluate=None, in_flight: int = 1, **options) -> Batch
         planes, n = queue.pop(0)
         if evaluate is None: search.resume_uniform()
         else: search.resume(*evaluate(planes, n))
+    return search
+
+
+# ---- god powers: a turn played one sub-action at a time (chapters 01b, 02b, 03b) -------------------------------------
+
+def god_start_position(first: str, second: str, text: str | None = None) -> str:
+    "The god position with gods `first` (player 1's) and `second`: the empty board, or the mortal position `text`."
+    gods = (first.strip().lower(), second.strip().lower())
+    try:
+        if any(god not in GODS for god in gods): raise NotationError(f"gods must be two of {', '.join(GODS)}, got {gods}")
+        state = god_start(gods) if not text else from_mortal(parse_position(text), gods)
+        return json.dumps({"position": format_god_position(state)})
+    except (NotationError, ValueError) as e: return json.dumps({"error": str(e)})
+
+
+def god_node(text: str, steps=()) -> GodNode:
+    "The node reached from god position `text` by the sub-actions `steps` of the turn in progress (each checked)."
+    node = GodNode(parse_god_position(text))
+    for index in steps:
+        after = play_sub_action(node, int(index))  # ValueError if not legal here
+        if after.state is not node.state: raise ValueError(f"sub-action {index} ends the turn: it is no step within it")
+        node = after
+    return node
+
+
+def _winner(state) -> int | None:
+    "`god_winner`, from the cached turn tree: the player who just moved if it won or the player to move is stuck."
+    if state.won or not in_setup(state.board) and not turn_tree(state).turns: return 1 - state.player
+    return None
+
+
+def sub_action_info(node: GodNode, index: int) -> dict:
+    "One legal sub-action for the page: its number, text, kind and cell (and a move's worker and the cell it leaves)."
+    step = step_of(index)
+    if step is None: return {"index": index, "text": "end", "kind": "end"}
+    info = {"index": index, "text": format_sub_action(index), "kind": step.kind, "cell": step.cell}
+    if step.kind == "move": info.update(worker=step.worker, **{"from": node_play(node).mine[step.worker]})
+    return info
+
+
+def god_info(text: str, steps_json: str = "[]") -> str:
+    "What the page draws at the node `steps` (JSON list of sub-actions) into god position `text`, as JSON, or {'error'}."
+    try: node = god_node(text, json.loads(steps_json))
+    except (NotationError, ValueError) as e: return json.dumps({"error": str(e)})
+    state, play, me = node.state, node_play(node), node.player
+    workers = [list(play.mine), list(play.theirs)] if me == 0 else [list(play.theirs), list(play.mine)]
+    return json.dumps({"position": format_god_position(state), "gods": list(state.gods), "heights": list(play.heights),
+                       "workers": workers, "player": me, "setup": in_setup(state.board), "winner": _winner(state),
+                       "athena_up": state.athena_moved_up, "steps": [format_sub_action(i) for i in json.loads(steps_json)],
+                       "legal": [sub_action_info(node, i) for i in legal_sub_actions(node)]})
+
+
+def _finish_won_turn(node: GodNode, played: list[int]) -> GodNode:
+    "After a winning move the rest of the turn is a build that is never made: play it (the first legal one)."
+    while has_won_mid_turn(node):
+        index = legal_sub_actions(node)[0]
+        played.append(index)
+        node = play_sub_action(node, index)
+    return node
+
+
+def god_play(text: str, steps_json: str, index: int) -> str:
+    """Sub-action `index` at the node `steps` into `text`, as JSON: {'steps'} while the turn goes on, or, once it is
+    whole, {'position', 'turn'} (the next position and the turn in notation); {'error'} if it is not legal."""
+    try:
+        steps = [int(i) for i in json.loads(steps_json)]
+        node = god_node(text, steps)
+        played = steps + [int(index)]
+        after = _finish_won_turn(play_sub_action(node, int(index)), played)
+    except (NotationError, ValueError) as e: return json.dumps({"error": str(e)})
+    if after.state is node.state: return json.dumps({"steps": played})
+    turn = tuple(step_of(i) for i in played if i != END_ACTION)
+    return json.dumps({"position": format_god_position(after.state), "turn": format_turn(node.state, turn),
+                       "sub_actions": played})
+
+
+class _GodTreeNode(GodTreeNode):
+    "Chapter 03b's tree node, with the game-over test read from the cached turn tree (Hermes has thousands of turns)."
+    __slots__ = ()
+
+    def __init__(self, position: GodNode):
+        self.position, self.player = position, position.player
+        self.actions = legal_sub_actions(position)
+        self.is_terminal = has_won_mid_turn(position) or _winner(position.state) is not None
+        self.is_expanded, self.value = False, 0.0
+        self.priors, self.visits, self.value_sums, self.children = [], [], [], {}
+
+    def child(self, edge: int) -> "_GodTreeNode":
+        action = self.actions[edge]
+        if action not in self.children: self.children[action] = _GodTreeNode(play_sub_action(self.position, action))
+        return self.children[action]
+
+
+class GodTurnSearch:
+    """The engine's turn with god powers: chapter 03b's search (uniform prior) for each decision of the turn, run
+    `simulations` times per decision, a chunk at a time (`run`), so that the worker can report progress and stop."""
+
+    def __init__(self, text: str, simulations: int = 800, temperature: float = 0.0, seed: int = 0,
+                 steps_json: str = "[]", decisions: int = 0, c_puct: float = 1.25):
+        self.start = god_node(text, json.loads(steps_json))
+        self.node, self.played = self.start, [int(i) for i in json.loads(steps_json)]
+        self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
+        self.temperature, self.rng = temperature, random.Random(seed)
+        self.max_decisions = decisions  # 0: the whole turn; 1: one decision (a hint)
+        self.decisions: list[dict] = []  # per decision searched: what was chosen, and the search's statistics
+        self.simulations_done, self.finished, self.root, self._reused = 0, None, None, None
+        self._next_decision()
+
+    def done(self) -> bool:
+        "Is the turn chosen (or the game over)?"
+        return self.root is None
+
+    def decisions_made(self) -> int:
+        "Decisions of the turn searched and chosen so far."
+        return len(self.decisions)
+
+    def decision_simulations(self) -> int:
+        "Simulations run for the decision being searched now."
+        return sum(self.root.visits) if self.root else 0
+
+    def _next_decision(self) -> None:
+        "Play the sub-actions that need no search (forced, or the unmade build after a win); open a root for the next."
+        self.root = None
+        if self.max_decisions and len(self.decisions) >= self.max_decisions: return
+        while self.finished is None and _winner(self.node.state) is None:
+            if has_won_mid_turn(self.node): self._play(legal_sub_actions(self.node)[0]); continue
+            root = self._reused
+            if root is None or not root.is_expanded or root.is_terminal:
+                root = _GodTreeNode(self.node)
+                expand(root, *uniform_god_evaluator(self.node))  # the root's own evaluation is not a simulation
+            self.root, self._reused = root, None
+            return
+
+    def run(self, simulations: int) -> bool:
+        "Run up to `simulations` more simulations (fewer when the turn is chosen first); True once done."
+        while simulations > 0 and self.root is not None:
+            if self.decision_simulations() < self.config.simulations and len(self.root.actions) > 1:
+                path, leaf = select_leaf(self.root, self.config)
+                if leaf.is_terminal: value = terminal_value(leaf)
+                else:
+                    expand(leaf, *uniform_god_evaluator(leaf.position))
+                    value = leaf.value
+                backup(path, leaf.player, value)
+                self.simulations_done += 1
+                simulations -= 1
+            else: self._decide()
+        return self.done()
+
+    def _decide(self) -> None:
+        "Choose the searched root's sub-action (by visits, at the temperature), note it, and move on."
+        root = self.root
+        index = choose_action(root, self.temperature, self.rng) if sum(root.visits) else root.actions[0]
+        total = sum(root.visits) or 1
+        moves = [{"index": a, "text": format_sub_action(a), "cell": None if a == END_ACTION else step_of(a).cell,
+                  "prior": p, "visits": n, "share": n / total, "q": w / n if n else None}
+                 for a, p, n, w in zip(root.actions, root.priors, root.visits, root.value_sums)]
+        self.decisions.append({"chosen": format_sub_action(index), "index": index, "simulations": sum(root.visits),
+                               "value": node_value(root), "moves": moves})
+        self._play(index)
+        self._next_decision()
+
+    def _play(self, index: int) -> None:
+        "Play sub-action `index`; within the turn, the searched subtree under it becomes the next root (tree reuse)."
+        self._reused = self.root.children.get(index) if self.root is not None else None
+        if turn_played(self.node, index) is not None:
+            self.finished = play_sub_action(self.node, index)
+        self.played.append(index)
+        self.node = self.finished or play_sub_action(self.node, index)
+
+    def result(self, top: int = 8) -> str:
+        "The turn played and what the search saw (shaped like `BatchedSearch.result`, per sub-action), as JSON."
+        state = self.start.state
+        if not self.decisions and self.finished is None: return json.dumps({"move": None, "simulations": 0})
+        first = self.decisions[0] if self.decisions else {"moves": [], "value": 0.0, "index": self.played[0]}
+        moves = first["moves"]
+        cells = [{"share": 0.0, "prior": 0.0} for _ in range(CELLS)]
+        for m in moves:
+            if m["cell"] is not None: cells[m["cell"]]["share"] += m["share"]; cells[m["cell"]]["prior"] += m["prior"]
+        turn = tuple(step_of(i) for i in self.played if i != END_ACTION)
+        whole = self.finished is not None
+        return json.dumps({
+            "move": format_turn(state, turn) if whole else format_sub_action(first["index"]),
+            "position": format_god_position(self.finished.state) if whole else None,
+            "sub_actions": self.played, "player": state.player, "simulations": self.simulations_done,
+            "evaluations": self.simulations_done, "batches": 0, "value": first["value"], "network_value": 0.0,
+            "decisions": [{k: d[k] for k in ("chosen", "simulations", "value")} for d in self.decisions],
+            "top_visits": sorted(moves, key=lambda m: (-m["visits"], -m["prior"]))[:top],
+            "top_priors": sorted(moves, key=lambda m: -m["prior"])[:top], "cells": cells})
+
+
+def run_god_turn(text: str, chunk: int = 64, **options) -> GodTurnSearch:
+    "Run a `GodTurnSearch` to the end in Python (for tests), `chunk` simulations at a time, as the worker does."
+    search = GodTurnSearch(text, **options)
+    while not search.run(chunk): pass
     return search

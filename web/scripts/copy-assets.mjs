@@ -18,8 +18,9 @@ copy(join(modules, "pyodide"), join(pub, "pyodide"),
   ["pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"]);
 // onnxruntime-web's wasm needs no copy: Vite bundles it (the worker imports it by URL) into dist/assets.
 rmSync(join(pub, "ort"), { recursive: true, force: true });
-// The rules, notation, encoding and search are the package's own files (chapters 1-3), not a port.
-const packageModules = ["game.py", "notation.py", "encoding.py", "mcts.py"];
+// The rules, notation, encoding and search are the package's own files (chapters 1-3, and 01b-03b for the gods),
+// not a port.
+const packageModules = ["game.py", "notation.py", "encoding.py", "mcts.py", "gods.py", "god_encoding.py", "god_search.py"];
 copy(join(web, "..", "santorini_az"), join(pub, "py", "santorini_az"), packageModules);
 copyFileSync(join(web, "py", "browser_engine.py"), join(pub, "py", "browser_engine.py"));
 writeFileSync(join(pub, "py", "files.json"),

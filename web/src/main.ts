@@ -2,7 +2,9 @@
 // that involves the rules or the network. Nothing here blocks: the worker answers by messages.
 import type { BoardScene, BoardView } from "./board";
 import { Board2D } from "./board2d";
-import type { LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult } from "./protocol";
+import { canDome, canEnd, END, type God, godClick, GODS, godTargets, parseGods, POWERS } from "./gods";
+import type { GodInfo, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
+  SubAction } from "./protocol";
 import { click, forPlayerOne, moveList, type Selection, targets } from "./selection";
 import "./style.css";
 
@@ -39,7 +41,7 @@ const engineReady = new Promise<void>((resolve) => {
       setStatus(`engine ready: Python ${reply.python} under Pyodide (${(reply.milliseconds / 1000).toFixed(1)} s)`);
       resolve();
     } else if (reply.type === "model") onModel(reply.status);
-    else if (reply.type === "progress") onProgress(reply.id, reply.done, reply.total);
+    else if (reply.type === "progress") onProgress(reply.id, reply.done, reply.total, reply.decision);
     else if (reply.type === "error" && reply.id === undefined) setStatus(`engine error: ${reply.message}`);
     else if ("id" in reply && reply.id !== undefined) {
       waiting.get(reply.id)?.(reply);
@@ -56,7 +58,8 @@ const game = {
   index: 0, // the position shown: positions[index]
   human: 0, // the human's player (0 = player 1)
   selection: {} as Selection,
-  info: null as PositionInfo | null,
+  info: null as PositionInfo | GodInfo | null,
+  steps: [] as number[], // with gods: the sub-actions of the human's turn in progress (chapter 02b's GodNode steps)
   thinking: 0, // the id of the engine search under way, 0 = none
   search: null as (SearchResult & { position: string }) | null, // the last search (the engine's move, or a hint)
   network: null as (SearchResult & { position: string }) | null, // the network alone on the position shown
@@ -67,6 +70,11 @@ const game = {
 };
 let view: BoardView;
 
+/** A god position names each player's god before its workers ("artemis:C3,D3"): the game is played by the gods rules. */
+const isGodPosition = (position: string) => position.includes(":");
+const godName = (god: string) => god.charAt(0).toUpperCase() + god.slice(1);
+const isGodInfo = (info: PositionInfo | GodInfo): info is GodInfo => "gods" in info;
+
 function difficulty() { return DIFFICULTIES[$<HTMLSelectElement>("difficulty").value] ?? DIFFICULTIES.hard; }
 function setStatus(text: string) { $("status").textContent = text; }
 
@@ -76,10 +84,16 @@ async function positionInfo(position: string): Promise<PositionInfo> {
   return reply.info;
 }
 
+async function godInfo(position: string, steps: number[]): Promise<GodInfo> {
+  const reply = await ask<Extract<Reply, { type: "godInfo" }>>({ type: "godInfo", position, steps });
+  if ("error" in reply.info) throw new Error(reply.info.error);
+  return reply.info;
+}
+
 async function show() {
-  const position = game.positions[game.index];
-  const info = await positionInfo(position);
-  if (position !== game.positions[game.index]) return; // the game moved on while we waited
+  const position = game.positions[game.index], steps = game.steps;
+  const info = isGodPosition(position) ? await godInfo(position, steps) : await positionInfo(position);
+  if (position !== game.positions[game.index] || steps !== game.steps) return; // the game moved on while we waited
   game.info = info;
   draw();
   if (info.winner !== null) {
@@ -87,20 +101,22 @@ async function show() {
     $("result").textContent = `Player ${info.winner + 1} has won: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
-  else if (info.winner === null) analyse(position);
+  else if (info.winner === null && !isGodPosition(position)) analyse(position); // the network knows no gods
 }
 
-function sceneOf(info: PositionInfo): BoardScene {
+function sceneOf(info: PositionInfo | GodInfo): BoardScene {
   const mine = info.player === game.human && !game.thinking && info.winner === null;
-  const legal: LegalAction[] = mine ? info.legal : [];
+  const legal = mine ? info.legal : [];
   const shown = game.positions[game.index], before = game.positions[game.index - 1];
   const choice = $<HTMLSelectElement>("overlay").value;
   // Visits: a hint for this position, or the engine's search for the move that led here.
   const search = game.search && (game.search.position === shown || game.search.position === before) ? game.search : null;
   const network = game.network?.position === shown ? game.network : null;
-  const kind = choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
+  const midTurn = isGodInfo(info) && info.steps.length > 0; // the board shows the turn in progress: no old statistics
+  const kind = midTurn ? "" : choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
   return {
-    heights: info.heights, workers: info.workers, targets: targets(legal, game.selection),
+    heights: info.heights, workers: info.workers,
+    targets: isGodInfo(info) ? godTargets(legal as SubAction[], game.selection) : targets(legal as LegalAction[], game.selection),
     selected: new Set([game.selection.from, game.selection.to].filter((c): c is number => c !== undefined)),
     overlay: kind === "visits" ? search!.cells.map((c) => c.share) : kind === "priors" ? network!.cells.map((c) => c.prior) : [],
     overlayKind: kind, hint: game.hint,
@@ -111,14 +127,27 @@ function draw() {
   const info = game.info;
   if (!info) return;
   view.draw(sceneOf(info));
+  const god = isGodInfo(info) ? ` (${godName(info.gods[info.player])})` : "";
   $("turn").textContent = info.winner !== null ? "game over"
-    : `player ${info.player + 1} to ${info.setup ? "place a worker" : "move and build"}` +
+    : `player ${info.player + 1}${god} to ${info.setup ? "place a worker" : "move and build"}` +
       (info.player === game.human ? " (you)" : " (engine)");
+  drawGodControls(info);
   $<HTMLInputElement>("position").value = info.position;
   $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
-  $<HTMLButtonElement>("undo").disabled = game.index === 0;
+  $<HTMLButtonElement>("undo").disabled = game.index === 0 && !game.steps.length;
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
   drawInsight();
+}
+
+/** With gods: the turn so far, what a click does, the End turn button and Atlas's dome box. */
+function drawGodControls(info: PositionInfo | GodInfo) {
+  const mine = isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null && !info.setup;
+  const legal = mine ? (info as GodInfo).legal : [];
+  $<HTMLButtonElement>("endturn").hidden = !canEnd(legal);
+  $("domebox").hidden = !canDome(legal);
+  const steps = isGodInfo(info) ? info.steps : [];
+  $("godturn").textContent = !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") +
+    "Click a worker to move it, a highlighted cell to build" + (canEnd(legal) ? ", or End turn to stop here." : ".");
 }
 
 function drawInsight() {
@@ -139,11 +168,12 @@ function drawInsight() {
     ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits, true) : "";
   $("speed").textContent = search?.simulations
     ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
-      `(${search.backend === "onnx" ? "network" : "uniform prior"}, ${search.batches} batches)` : "";
+      `(${search.backend === "onnx" ? "network" : "uniform prior"}${search.batches ? `, ${search.batches} batches` : ""})` : "";
 }
 
-function onProgress(id: number, done: number, total: number) {
-  if (id === game.thinking) $("thinking").textContent = `thinking: ${done} / ${total} simulations`;
+function onProgress(id: number, done: number, total: number, decision?: number) {
+  if (id !== game.thinking) return;
+  $("thinking").textContent = `thinking: ${decision ? `decision ${decision} of the turn, ` : ""}${done} / ${total} simulations`;
 }
 
 /** The engine's random seed for its next move: from `?seed=N` (the same game for the same clicks), else random. */
@@ -153,6 +183,7 @@ function searchSeed(): number {
 }
 
 async function think() {
+  if (isGodPosition(game.positions[game.index])) return godThink();
   const position = game.positions[game.index];
   const { simulations, temperature } = difficulty();
   const id = nextId; // ask() takes this id
@@ -174,6 +205,54 @@ async function think() {
   game.evalFrom = "search";
   hooks.searches.push(game.search);
   if (reply.result.move) await playMove(reply.result.move, position);
+}
+
+/** The engine's god turn: a search per decision of the turn, uniform prior (the network knows only the mortal game). */
+async function godThink() {
+  const position = game.positions[game.index];
+  const { simulations, temperature } = difficulty();
+  const id = nextId; // ask() takes this id
+  game.thinking = id;
+  game.hint = [];
+  $("thinking").textContent = "thinking ...";
+  draw();
+  const started = performance.now();
+  const reply = await ask<Extract<Reply, { type: "godSearch" | "error" }>>({
+    type: "godSearch", position, steps: [], simulations, temperature, seed: searchSeed(), decisions: 0 });
+  hooks.thinking.push([started, performance.now()]);
+  if (game.thinking !== id) return; // undone or restarted meanwhile
+  game.thinking = 0;
+  $("thinking").textContent = "";
+  if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return; }
+  game.search = { ...reply.result, position };
+  game.evalFrom = "search";
+  hooks.searches.push(game.search);
+  if (reply.result.position && reply.result.move) await pushTurn(reply.result.move, reply.result.position, position);
+}
+
+/** Add a whole turn (notation) that led from `from` to `to` to the game, and show the new position. */
+async function pushTurn(move: string, to: string, from: string) {
+  if (from !== game.positions[game.index]) return;
+  game.positions = [...game.positions.slice(0, game.index + 1), to];
+  game.moves = [...game.moves.slice(0, game.index), move];
+  game.index++;
+  game.selection = {};
+  game.steps = [];
+  game.hint = [];
+  await show();
+}
+
+/** The human's sub-action `action` in the god turn in progress: the turn goes on, or is whole and played. */
+async function playSubAction(action: number) {
+  const position = game.positions[game.index], steps = game.steps;
+  const reply = await ask<Extract<Reply, { type: "godPlay" }>>({ type: "godPlay", position, steps, action });
+  if (position !== game.positions[game.index] || steps !== game.steps) return;
+  const result = reply.result;
+  if (result.error) { setStatus(`illegal step: ${result.error}`); return; }
+  game.selection = {};
+  game.hint = [];
+  if (result.steps) { game.steps = result.steps; await show(); }
+  else await pushTurn(result.turn!, result.position!, position);
 }
 
 async function analyse(position: string) {
@@ -199,6 +278,13 @@ async function playMove(move: string, from: string) {
 function onCellClick(cell: number) {
   const info = game.info;
   if (!info || game.thinking || info.winner !== null || info.player !== game.human) return;
+  if (isGodInfo(info)) {
+    const next = godClick(info.legal, game.selection, cell, $<HTMLInputElement>("dome").checked);
+    game.selection = next.selection;
+    if (next.action !== undefined) playSubAction(next.action);
+    else draw();
+    return;
+  }
   const next = click(info.legal, game.selection, cell);
   game.selection = next.selection;
   if (next.move) playMove(next.move, info.position);
@@ -213,6 +299,7 @@ function cancelThinking() {
 
 function undo() {
   cancelThinking();
+  if (game.steps.length) { game.steps = []; resetInsight(); show(); return; } // back to the start of this turn
   // Back to the last position where it is the human's turn (the engine's reply and the human's move both go).
   do game.index--; while (game.index > 0 && whoMoves(game.positions[game.index]) !== game.human);
   game.index = Math.max(0, game.index);
@@ -230,7 +317,7 @@ function redo() {
 
 const whoMoves = (position: string) => Number(position.split("/")[1]) - 1; // the notation's second field
 
-function resetInsight() { game.selection = {}; game.hint = []; $("hinttext").textContent = ""; }
+function resetInsight() { game.selection = {}; game.steps = []; game.hint = []; $("hinttext").textContent = ""; }
 
 async function newGame(start: string) {
   cancelThinking();
@@ -239,13 +326,48 @@ async function newGame(start: string) {
   game.moves = [];
   game.index = 0;
   resetInsight();
-  setStatus(game.model.message);
+  setStatus(isGodPosition(start) ? GOD_NOTE : game.model.message);
   await show();
+}
+
+// ---- the gods: the two pickers, and the start of a game with them ---------------------------------------------------
+const GOD_NOTE = "Gods: the engine plays chapter 03b's search with a uniform prior (the shipped network knows only " +
+  "the mortal game).";
+
+/** The gods of the game, as (player 1's, player 2's), from the two pickers and the side the human plays. */
+function chosenGods(): [God, God] {
+  const yours = $<HTMLSelectElement>("yourgod").value as God, engines = $<HTMLSelectElement>("enginegod").value as God;
+  return Number($<HTMLSelectElement>("side").value) === 0 ? [yours, engines] : [engines, yours];
+}
+
+function drawPowers() {
+  const yours = $<HTMLSelectElement>("yourgod").value as God, engines = $<HTMLSelectElement>("enginegod").value as God;
+  $("yourpower").textContent = POWERS[yours];
+  $("enginepower").textContent = POWERS[engines];
+  $("godnote").textContent = yours === "mortal" && engines === "mortal" ? "" : GOD_NOTE;
+}
+
+/** The position to start from: `mortal` (notation; null = the empty board) with the chosen gods, if any. */
+async function startingPosition(mortal: string | null): Promise<string> {
+  const gods = chosenGods();
+  if (gods[0] === "mortal" && gods[1] === "mortal") return mortal ?? START;
+  const reply = await ask<Extract<Reply, { type: "godStart" }>>({ type: "godStart", gods, position: mortal });
+  if (reply.result.error) throw new Error(reply.result.error);
+  return reply.result.position!;
+}
+
+/** Set the pickers from a god position's gods (the human's side decides which is whose). */
+function setPickers(gods: string[]) {
+  const side = Number($<HTMLSelectElement>("side").value);
+  $<HTMLSelectElement>("yourgod").value = gods[side];
+  $<HTMLSelectElement>("enginegod").value = gods[1 - side];
+  drawPowers();
 }
 
 async function hint() {
   const info = game.info;
   if (!info || game.thinking || info.winner !== null || info.player !== game.human) return;
+  if (isGodInfo(info)) return godHint(info);
   const position = info.position;
   $("thinking").textContent = "looking for a hint ...";
   const reply = await ask<Extract<Reply, { type: "search" }>>({
@@ -260,12 +382,38 @@ async function hint() {
   draw();
 }
 
+/** With gods: the search's best next sub-action of the turn in progress (one decision). */
+async function godHint(info: GodInfo) {
+  const position = info.position, steps = game.steps;
+  $("thinking").textContent = "looking for a hint ...";
+  const reply = await ask<Extract<Reply, { type: "godSearch" }>>({ type: "godSearch", position, steps,
+    simulations: Math.max(200, difficulty().simulations), temperature: 0, seed: 1, decisions: 1 });
+  $("thinking").textContent = "";
+  if (reply.type !== "godSearch" || position !== game.positions[game.index] || steps !== game.steps || !reply.result.move) return;
+  game.search = { ...reply.result, position };
+  game.evalFrom = "search";
+  const best = info.legal.find((a) => a.text === reply.result.move);
+  game.hint = best?.from !== undefined ? [best.from, best.cell!] : best?.cell !== undefined ? [best.cell] : [];
+  $("hinttext").textContent = `hint: ${reply.result.move}`;
+  draw();
+}
+
+/** Start from the position in notation `text`: a god position sets the pickers; a mortal one takes the chosen gods. */
+async function startFrom(text: string) {
+  if (isGodPosition(text)) {
+    const info = await godInfo(text, []);
+    setPickers(info.gods);
+    return newGame(info.position);
+  }
+  const info = await positionInfo(text);
+  await newGame(await startingPosition(info.position));
+}
+
 async function loadPosition() {
   const text = $<HTMLInputElement>("position").value.trim();
   try {
-    const info = await positionInfo(text);
+    await startFrom(text);
     $("positionerror").textContent = "";
-    await newGame(info.position);
   } catch (error) {
     $("positionerror").textContent = (error as Error).message;
   }
@@ -278,7 +426,7 @@ function onModel(status: ModelStatus) {
   game.model = status;
   $("model").textContent = status.message;
   $("model").className = status.loaded ? "ok" : "warning";
-  setStatus(status.message);
+  setStatus(isGodPosition(game.positions[0]) ? `${status.message}. ${GOD_NOTE}` : status.message);
 }
 
 async function fetchManifest(): Promise<Manifest> {
@@ -325,11 +473,21 @@ async function chooseView(kind: string) {
 const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
 $<HTMLSelectElement>("view").value = startView;
 $<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
-$("newstandard").onclick = () => newGame(START);
+$("newstandard").onclick = async () => newGame(await startingPosition(null));
 $("newrandom").onclick = async () => {
   const reply = await ask<Extract<Reply, { type: "randomStart" }>>({ type: "randomStart", seed: Math.floor(Math.random() * 2 ** 31) });
-  newGame(reply.position);
+  newGame(await startingPosition(reply.position));
 };
+for (const id of ["yourgod", "enginegod"]) {
+  const picker = $<HTMLSelectElement>(id);
+  picker.innerHTML = GODS.map((god) => `<option value="${god}">${godName(god)}</option>`).join("");
+  picker.onchange = async () => { drawPowers(); newGame(await startingPosition(null)); };
+}
+$("endturn").onclick = () => {
+  const info = game.info;
+  if (info && isGodInfo(info) && !game.thinking && info.player === game.human && canEnd(info.legal)) playSubAction(END);
+};
+$<HTMLInputElement>("dome").onchange = draw;
 $("undo").onclick = undo;
 $("redo").onclick = redo;
 $("hint").onclick = hint;
@@ -342,6 +500,10 @@ $("copy").onclick = async () => {
 $<HTMLSelectElement>("overlay").onchange = draw;
 if (params.get("difficulty")) $<HTMLSelectElement>("difficulty").value = params.get("difficulty")!;
 if (params.get("side")) $<HTMLSelectElement>("side").value = String(Number(params.get("side")) - 1);
+const urlGods = parseGods(params.get("gods"));
+$<HTMLSelectElement>("yourgod").value = urlGods.gods[0];
+$<HTMLSelectElement>("enginegod").value = urlGods.gods[1];
+drawPowers();
 chooseView(startView);
 
 // Hooks for tests and curious readers (the browser console): the game, the searches, the network on positions.
@@ -356,5 +518,7 @@ const hooks = {
 
 engineReady.then(async () => {
   await watchModel();
-  await newGame(params.get("position") ?? START);
+  try { await startFrom(params.get("position") ?? START); }
+  catch (error) { setStatus(`?position= or ?gods= not understood (${(error as Error).message}): a new game instead`); await newGame(await startingPosition(null)); }
+  if (urlGods.unknown.length) setStatus(`unknown god ${urlGods.unknown.join(", ")} in ?gods= (the gods are ${GODS.join(", ")}): playing a mortal`);
 });

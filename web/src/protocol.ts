@@ -45,6 +45,39 @@ export interface SearchResult {
   backend: string; // "onnx" or "uniform"
 }
 
+/** One legal sub-action of a god turn (browser_engine.sub_action_info): 0-24 place, 25 + 25w + c move worker w
+ * (from `from`) to c, 75 + c build, 100 + c dome, 125 end. */
+export interface SubAction {
+  index: number;
+  text: string; // "place C3", "move 1 C4", "build D5", "dome D5", "end"
+  kind: "place" | "move" | "build" | "dome" | "end";
+  cell?: number;
+  worker?: number;
+  from?: number;
+}
+
+/** A node of a god turn as Python describes it (browser_engine.god_info): the board as the steps so far left it. */
+export interface GodInfo {
+  position: string; // the god position at the start of the turn
+  gods: string[]; // gods[p] = player p's god
+  heights: number[];
+  workers: number[][];
+  player: number;
+  setup: boolean;
+  winner: number | null;
+  athena_up: boolean;
+  steps: string[]; // the sub-actions played so far this turn, as text
+  legal: SubAction[];
+}
+
+/** The engine's god turn (browser_engine.GodTurnSearch.result): the turn, the position after it, and per decision
+ * what was chosen; the visit statistics are those of the turn's first decision. */
+export interface GodSearchResult extends SearchResult {
+  position: string | null;
+  sub_actions: number[];
+  decisions: { chosen: string; simulations: number; value: number }[];
+}
+
 export interface ModelStatus {
   loaded: boolean;
   name: string;
@@ -58,6 +91,11 @@ export type Request =
   | { type: "play"; id: number; position: string; move: string }
   | { type: "randomStart"; id: number; seed: number }
   | { type: "search"; id: number; position: string; simulations: number; temperature: number; batch: number; seed: number }
+  | { type: "godStart"; id: number; gods: string[]; position: string | null }
+  | { type: "godInfo"; id: number; position: string; steps: number[] }
+  | { type: "godPlay"; id: number; position: string; steps: number[]; action: number }
+  | { type: "godSearch"; id: number; position: string; steps: number[]; simulations: number; temperature: number;
+      seed: number; decisions: number }
   | { type: "cancel" }
   | { type: "evaluate"; id: number; positions: string[] };
 
@@ -67,7 +105,11 @@ export type Reply =
   | { type: "info"; id: number; info: PositionInfo | { error: string } }
   | { type: "play"; id: number; result: { position?: string; error?: string } }
   | { type: "randomStart"; id: number; position: string }
-  | { type: "progress"; id: number; done: number; total: number }
+  | { type: "progress"; id: number; done: number; total: number; decision?: number }
   | { type: "search"; id: number; result: SearchResult }
+  | { type: "godStart"; id: number; result: { position?: string; error?: string } }
+  | { type: "godInfo"; id: number; info: GodInfo | { error: string } }
+  | { type: "godPlay"; id: number; result: { steps?: number[]; position?: string; turn?: string; error?: string } }
+  | { type: "godSearch"; id: number; result: GodSearchResult }
   | { type: "evaluate"; id: number; policy: number[][]; value: number[]; backend: string }
   | { type: "error"; id?: number; message: string };

@@ -2,7 +2,7 @@
 // onnxruntime-web. Everything slow happens here, so the page's thread only draws.
 import type { PyodideInterface } from "pyodide";
 import type { NetReply, NetRequest } from "./net";
-import type { Reply, Request, SearchResult } from "./protocol";
+import type { GodSearchResult, Reply, Request, SearchResult } from "./protocol";
 
 type PyProxy = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -133,6 +133,35 @@ async function search(request: Extract<Request, { type: "search" }>) {
   }
 }
 
+/** The engine's god turn: chapter 03b's search with a uniform prior (no network: it knows only the mortal game), run
+ * a chunk of simulations at a time, reporting progress and stopping when cancelled or replaced. */
+async function godSearch(request: Extract<Request, { type: "godSearch" }>) {
+  const id = request.id;
+  currentSearch = id;
+  const start = now();
+  const search: PyProxy = engine.GodTurnSearch(request.position, request.simulations, request.temperature, request.seed,
+    JSON.stringify(request.steps), request.decisions);
+  let lastBreak = now();
+  try {
+    while (!search.run(16)) {
+      if (now() - lastBreak > 50) {
+        post({ type: "progress", id, done: search.decision_simulations(), total: request.simulations,
+          decision: search.decisions_made() + 1 });
+        await pause();
+        lastBreak = now();
+        if (currentSearch !== id) return; // cancelled, or replaced
+      }
+    }
+    const result = JSON.parse(search.result()) as GodSearchResult;
+    result.milliseconds = now() - start;
+    result.backend = "uniform";
+    result.network_milliseconds = 0;
+    post({ type: "godSearch", id, result });
+  } finally {
+    search.destroy();
+  }
+}
+
 async function evaluate(request: Extract<Request, { type: "evaluate" }>) {
   const n = request.positions.length;
   const planes = bytesToFloats(engine.encode_position_texts(JSON.stringify(request.positions)));
@@ -157,6 +186,13 @@ async function handle(request: Request) {
     case "play": return post({ type: "play", id: request.id, result: JSON.parse(engine.play(request.position, request.move)) });
     case "randomStart": return post({ type: "randomStart", id: request.id, position: engine.random_start(request.seed) });
     case "search": return search(request);
+    case "godStart": return post({ type: "godStart", id: request.id,
+      result: JSON.parse(engine.god_start_position(request.gods[0], request.gods[1], request.position ?? "")) });
+    case "godInfo": return post({ type: "godInfo", id: request.id,
+      info: JSON.parse(engine.god_info(request.position, JSON.stringify(request.steps))) });
+    case "godPlay": return post({ type: "godPlay", id: request.id,
+      result: JSON.parse(engine.god_play(request.position, JSON.stringify(request.steps), request.action)) });
+    case "godSearch": return godSearch(request);
     case "cancel": currentSearch = 0; return;
     case "evaluate": return evaluate(request);
   }

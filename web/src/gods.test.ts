@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { canDome, canEnd, END, GODS, godClick, godTargets, parseGods, POWERS } from "./gods";
+import type { SubAction } from "./protocol";
+
+const move = (worker: number, from: number, cell: number): SubAction =>
+  ({ index: 25 + 25 * worker + cell, text: `move ${worker + 1} ${cell}`, kind: "move", cell, worker, from });
+const build = (cell: number): SubAction => ({ index: 75 + cell, text: `build ${cell}`, kind: "build", cell });
+const dome = (cell: number): SubAction => ({ index: 100 + cell, text: `dome ${cell}`, kind: "dome", cell });
+const end: SubAction = { index: END, text: "end", kind: "end" };
+
+// The start of a turn: worker 1 on C3 (12), worker 2 on D3 (13).
+const start = [move(0, 12, 7), move(0, 12, 11), move(1, 13, 8), move(1, 13, 18)];
+// Artemis after a first move to C4 (7): the same worker may move on (to B4, 6) or build (on 6 or 8).
+const artemisAfterMove = [move(0, 7, 6), build(6), build(8)];
+// Demeter after a first build: a second build elsewhere, or end the turn.
+const demeterAfterBuild = [build(6), build(8), end];
+// Atlas, after moving: a block or a dome on 6, only a block on 2 (a level-3 block already is a dome).
+const atlasBuild = [build(2), build(6), dome(6)];
+
+describe("godTargets", () => {
+  it("offers the workers that can move, then the chosen worker's destinations", () => {
+    expect([...godTargets(start, {})].sort((a, b) => a - b)).toEqual([12, 13]);
+    expect([...godTargets(start, { from: 13 })].sort((a, b) => a - b)).toEqual([8, 18]);
+  });
+  it("offers the worker that may move again and the cells to build on", () => {
+    expect([...godTargets(artemisAfterMove, {})].sort((a, b) => a - b)).toEqual([6, 7, 8]);
+    expect([...godTargets(artemisAfterMove, { from: 7 })]).toEqual([6]);
+  });
+  it("offers the placements during setup", () => {
+    expect([...godTargets([{ index: 3, text: "place D5", kind: "place", cell: 3 }], {})]).toEqual([3]);
+  });
+});
+
+describe("godClick", () => {
+  it("moves a worker in two clicks: the worker, then where it goes", () => {
+    const first = godClick(start, {}, 12);
+    expect(first).toEqual({ selection: { from: 12 } });
+    expect(godClick(start, first.selection, 11)).toEqual({ selection: {}, action: 25 + 11 });
+    expect(godClick(start, { from: 12 }, 18)).toEqual({ selection: {} }); // worker 2's move: not from C3
+    expect(godClick(start, { from: 12 }, 13)).toEqual({ selection: { from: 13 } }); // switch worker
+    expect(godClick(start, { from: 12 }, 12)).toEqual({ selection: {} }); // let go
+  });
+  it("takes Artemis's extra move by clicking the worker, or declines it by building", () => {
+    expect(godClick(artemisAfterMove, {}, 6)).toEqual({ selection: {}, action: 75 + 6 }); // a build, not the move
+    const chosen = godClick(artemisAfterMove, {}, 7).selection;
+    expect(godClick(artemisAfterMove, chosen, 6)).toEqual({ selection: {}, action: 25 + 6 }); // the second move
+  });
+  it("builds Demeter's second block, or ends the turn", () => {
+    expect(godClick(demeterAfterBuild, {}, 8).action).toBe(75 + 8);
+    expect(canEnd(demeterAfterBuild)).toBe(true);
+    expect(canEnd(artemisAfterMove)).toBe(false);
+  });
+  it("lets Atlas choose a dome or a block", () => {
+    expect(canDome(atlasBuild)).toBe(true);
+    expect(godClick(atlasBuild, {}, 6, false).action).toBe(75 + 6);
+    expect(godClick(atlasBuild, {}, 6, true).action).toBe(100 + 6);
+    expect(godClick(atlasBuild, {}, 2, true).action).toBe(75 + 2); // no dome there: the block
+    expect(godClick(atlasBuild, {}, 20, true)).toEqual({ selection: {} });
+  });
+  it("places a worker in one click", () => {
+    expect(godClick([{ index: 3, text: "place D5", kind: "place", cell: 3 }], {}, 3).action).toBe(3);
+  });
+});
+
+describe("gods and powers", () => {
+  it("reads ?gods= as yours, then the engine's", () => {
+    expect(parseGods("Apollo,pan")).toEqual({ gods: ["apollo", "pan"], unknown: [] });
+    expect(parseGods("zeus")).toEqual({ gods: ["mortal", "mortal"], unknown: ["zeus"] });
+    expect(parseGods(null).gods).toEqual(["mortal", "mortal"]);
+  });
+  it("explains every god in one line that names it", () => {
+    for (const god of GODS) expect(POWERS[god].toLowerCase().startsWith(god)).toBe(true);
+    expect(POWERS.artemis).toBe("Artemis: your worker may move one additional time, but not back to the space it started on.");
+  });
+});

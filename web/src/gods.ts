@@ -1,0 +1,75 @@
+// God powers on the page: the gods, one line on each power, and clicks to sub-actions. The legal sub-actions come
+// from Python (chapter 02b's legal_sub_actions at the node of the turn in progress); this only filters that list.
+import type { SubAction } from "./protocol";
+
+export const GODS = ["mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur",
+  "pan", "prometheus"] as const;
+export type God = (typeof GODS)[number];
+
+/** One line on each power, as the rules chapter (01b) plays it. */
+export const POWERS: Record<God, string> = {
+  mortal: "Mortal: no power; move one worker, then build next to it.",
+  apollo: "Apollo: your worker may move into an opponent's space, which is sent back to the space you left.",
+  artemis: "Artemis: your worker may move one additional time, but not back to the space it started on.",
+  athena: "Athena: if one of your workers moved up this turn, the opponent's workers cannot move up next turn.",
+  atlas: "Atlas: your worker may build a dome at any level (tick \"build a dome\").",
+  demeter: "Demeter: your worker may build one additional time, but not on the same space.",
+  hephaestus: "Hephaestus: your worker may build one additional block (not a dome) on top of its first block.",
+  hermes: "Hermes: instead of one move, both workers may walk any number of steps on their own level, then either builds.",
+  minotaur: "Minotaur: your worker may move into an opponent's space if the next space straight on is free; it is pushed there.",
+  pan: "Pan: you also win if your worker moves down two or more levels.",
+  prometheus: "Prometheus: if your worker does not move up, it may build both before and after moving.",
+};
+
+export const END = 125; // the sub-action that ends a turn that could go on
+
+/** The gods of `?gods=yours,engine's` (a missing or unknown name is a mortal), and any names not understood. */
+export function parseGods(text: string | null): { gods: [God, God]; unknown: string[] } {
+  const names = (text ?? "").split(",").map((s) => s.trim().toLowerCase());
+  const unknown = names.filter((n) => n && !(GODS as readonly string[]).includes(n));
+  const pick = (n: string | undefined): God => ((GODS as readonly string[]).includes(n ?? "") ? (n as God) : "mortal");
+  return { gods: [pick(names[0]), pick(names[1])], unknown };
+}
+
+export interface GodSelection {
+  from?: number; // the cell of the worker chosen to move
+}
+
+const cellsOf = (legal: SubAction[], kinds: string[]) =>
+  new Set(legal.filter((a) => kinds.includes(a.kind)).map((a) => a.cell!));
+
+/** The cells a click may choose next: placements; else the chosen worker's moves; else the workers that can move
+ * and the cells that can be built on. */
+export function godTargets(legal: SubAction[], selection: GodSelection): Set<number> {
+  const places = cellsOf(legal, ["place"]);
+  if (places.size) return places;
+  if (selection.from !== undefined) {
+    return new Set(legal.filter((a) => a.kind === "move" && a.from === selection.from).map((a) => a.cell!));
+  }
+  return new Set([...legal.filter((a) => a.kind === "move").map((a) => a.from!), ...cellsOf(legal, ["build", "dome"])]);
+}
+
+/** Can the turn end here (an optional step may be declined)? */
+export const canEnd = (legal: SubAction[]) => legal.some((a) => a.kind === "end");
+/** Is there a choice of block or dome on some cell (Atlas)? */
+export const canDome = (legal: SubAction[]) => legal.some((a) => a.kind === "dome");
+
+/** The selection after a click on `cell`, and the sub-action it picks, if any. A click on a worker that can move
+ * chooses it; then a click on one of its destinations moves it. Without a chosen worker, a click on a cell that can
+ * be built on builds there: a dome if `dome` is asked for and allowed there, else a block (else a dome). So a worker
+ * that may move again (Artemis) or build first (Prometheus) is clicked to move, and a cell is clicked to build. */
+export function godClick(legal: SubAction[], selection: GodSelection, cell: number, dome = false):
+  { selection: GodSelection; action?: number } {
+  const place = legal.find((a) => a.kind === "place" && a.cell === cell);
+  if (place) return { selection: {}, action: place.index };
+  if (selection.from !== undefined) {
+    const step = legal.find((a) => a.kind === "move" && a.from === selection.from && a.cell === cell);
+    if (step) return { selection: {}, action: step.index };
+    if (cell === selection.from) return { selection: {} }; // a second click on the chosen worker lets it go
+  }
+  if (legal.some((a) => a.kind === "move" && a.from === cell)) return { selection: { from: cell } };
+  const block = legal.find((a) => a.kind === "build" && a.cell === cell);
+  const domed = legal.find((a) => a.kind === "dome" && a.cell === cell);
+  const build = (dome ? domed ?? block : block ?? domed);
+  return build ? { selection: {}, action: build.index } : { selection: {} };
+}

@@ -10,20 +10,26 @@ from __future__ import annotations
 import random
 from typing import Callable, Sequence
 
+from .game import in_setup
 from .god_encoding import (END_ACTION, N_GOD_ACTIONS, GodNode, legal_sub_actions, node_play,
-                                       play_sub_action, step_of)
+                                       play_sub_action, step_of, turn_tree)
 from .gods import GODS, GodState, Turn, god_apply, god_legal_turns, god_start, god_winner
 from .mcts import TERMINAL_VALUE, Node, SearchConfig, backup, expand, select_leaf
 
 # %% auto #0
-__all__ = ['GodEvaluator', 'GodPlayer', 'has_won_mid_turn', 'GodTreeNode', 'terminal_value', 'uniform_god_evaluator',
-           'god_simulate', 'god_search', 'most_visited', 'turn_played', 'god_search_player', 'random_god_player',
-           'random_god_opening', 'play_god_game', 'play_god_match', 'god_against_mortal']
+__all__ = ['GodEvaluator', 'GodPlayer', 'has_won_mid_turn', 'node_winner', 'GodTreeNode', 'terminal_value',
+           'uniform_god_evaluator', 'god_simulate', 'god_search', 'most_visited', 'turn_played', 'god_search_player',
+           'random_god_player', 'random_god_opening', 'play_god_game', 'play_god_match', 'god_against_mortal']
 
 # %% ../nbs/03b_god_search.ipynb #e6ed8548
 def has_won_mid_turn(position: GodNode) -> bool:
     "True if the moves so far at `position` have won: what is left of the turn is a build that is never made."
     return bool(position.steps) and node_play(position).won
+
+def node_winner(state: GodState) -> int | None:
+    "`god_winner`, reading the legal turns from chapter 02b's cached turn tree: every node of a turn asks, and Hermes has thousands."
+    if state.won or not in_setup(state.board) and not turn_tree(state).turns: return 1 - state.player
+    return None
 
 # %% ../nbs/03b_god_search.ipynb #cafe38c6
 class GodTreeNode(Node):
@@ -33,7 +39,7 @@ class GodTreeNode(Node):
     def __init__(self, position: GodNode):
         self.position, self.state, self.player = position, position.state, position.player  # mid-turn: the same player
         self.actions = legal_sub_actions(position)  # the node's edges: legal sub-actions, ascending
-        self.is_terminal = has_won_mid_turn(position) or god_winner(position.state) is not None
+        self.is_terminal = has_won_mid_turn(position) or node_winner(position.state) is not None
         self.is_expanded, self.value = False, 0.0  # as chapter 03's Node starts: not yet evaluated ...
         self.priors, self.visits, self.value_sums, self.children = [], [], [], {}  # ... and no edge statistics yet
 
@@ -49,7 +55,7 @@ class GodTreeNode(Node):
 def terminal_value(node: GodTreeNode) -> float:
     "The value of the finished game at the terminal `node` for its player to move: +1 if that player has won, else -1."
     if has_won_mid_turn(node.position): return 1.0
-    return 1.0 if god_winner(node.position.state) == node.player else TERMINAL_VALUE
+    return 1.0 if node_winner(node.position.state) == node.player else TERMINAL_VALUE
 
 # %% ../nbs/03b_god_search.ipynb #b5e26638
 GodEvaluator = Callable[[GodNode], tuple[Sequence[float], float]]  # node -> (126 logits, value for its player)

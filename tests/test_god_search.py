@@ -130,3 +130,15 @@ def test_match_points_and_errors():
 def test_search_beats_random(gods):
     search_points, random_points = play_god_match(god_search_player(64), random_god_player, gods, 8, seed=2)
     assert search_points >= 7
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_node_winner_is_god_winner_along_random_games(seed):
+    "The search's game-over test reads the cached turn tree: it must say what the rules say, at every turn of a game."
+    rng = random.Random(seed)
+    for _ in range(10):
+        state = god_search_module.random_god_opening((rng.choice(GODS), rng.choice(GODS)), rng)
+        while True:
+            assert god_search_module.node_winner(state) == god_winner(state)
+            if god_winner(state) is not None: break
+            state = god_apply(state, rng.choice(god_legal_turns(state)))

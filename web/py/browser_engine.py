@@ -30,8 +30,9 @@ import random
 from santorini_az.encoding import N_ACTIONS, N_PLANES, action_from_index, encode_into
 from santorini_az.game import CELLS, Placement, in_setup, initial_state, legal_actions, legal_placements, winner
 from santorini_az.god_encoding import (END_ACTION, GodNode, format_sub_action, legal_sub_actions, node_play,
-                                       play_sub_action, step_of, turn_tree)
-from santorini_az.god_search import GodTreeNode, has_won_mid_turn, terminal_value, turn_played, uniform_god_evaluator
+                                       play_sub_action, step_of)
+from santorini_az.god_search import (GodTreeNode, god_simulate, has_won_mid_turn, node_winner, turn_played,
+                                     uniform_god_evaluator)
 from santorini_az.gods import GODS, format_god_position, format_turn, from_mortal, god_start, parse_god_position
 from santorini_az.mcts import (TERMINAL_VALUE, Node, SearchConfig, backup, choose_action, expand, node_value,
                                select_leaf)
@@ -257,12 +258,6 @@ def god_node(text: str, steps=()) -> GodNode:
     return node
 
 
-def _winner(state) -> int | None:
-    "`god_winner`, from the cached turn tree: the player who just moved if it won or the player to move is stuck."
-    if state.won or not in_setup(state.board) and not turn_tree(state).turns: return 1 - state.player
-    return None
-
-
 def sub_action_info(node: GodNode, index: int) -> dict:
     "One legal sub-action for the page: its number, text, kind and cell (and a move's worker and the cell it leaves)."
     step = step_of(index)
@@ -279,7 +274,7 @@ def god_info(text: str, steps_json: str = "[]") -> str:
     state, play, me = node.state, node_play(node), node.player
     workers = [list(play.mine), list(play.theirs)] if me == 0 else [list(play.theirs), list(play.mine)]
     return json.dumps({"position": format_god_position(state), "gods": list(state.gods), "heights": list(play.heights),
-                       "workers": workers, "player": me, "setup": in_setup(state.board), "winner": _winner(state),
+                       "workers": workers, "player": me, "setup": in_setup(state.board), "winner": node_winner(state),
                        "athena_up": state.athena_moved_up, "steps": [format_sub_action(i) for i in json.loads(steps_json)],
                        "legal": [sub_action_info(node, i) for i in legal_sub_actions(node)]})
 
@@ -306,23 +301,6 @@ def god_play(text: str, steps_json: str, index: int) -> str:
     turn = tuple(step_of(i) for i in played if i != END_ACTION)
     return json.dumps({"position": format_god_position(after.state), "turn": format_turn(node.state, turn),
                        "sub_actions": played})
-
-
-class _GodTreeNode(GodTreeNode):
-    "Chapter 03b's tree node, with the game-over test read from the cached turn tree (Hermes has thousands of turns)."
-    __slots__ = ()
-
-    def __init__(self, position: GodNode):
-        self.position, self.player = position, position.player
-        self.actions = legal_sub_actions(position)
-        self.is_terminal = has_won_mid_turn(position) or _winner(position.state) is not None
-        self.is_expanded, self.value = False, 0.0
-        self.priors, self.visits, self.value_sums, self.children = [], [], [], {}
-
-    def child(self, edge: int) -> "_GodTreeNode":
-        action = self.actions[edge]
-        if action not in self.children: self.children[action] = _GodTreeNode(play_sub_action(self.position, action))
-        return self.children[action]
 
 
 class GodTurnSearch:
@@ -356,11 +334,11 @@ class GodTurnSearch:
         "Play the sub-actions that need no search (forced, or the unmade build after a win); open a root for the next."
         self.root = None
         if self.max_decisions and len(self.decisions) >= self.max_decisions: return
-        while self.finished is None and _winner(self.node.state) is None:
+        while self.finished is None and node_winner(self.node.state) is None:
             if has_won_mid_turn(self.node): self._play(legal_sub_actions(self.node)[0]); continue
             root = self._reused
             if root is None or not root.is_expanded or root.is_terminal:
-                root = _GodTreeNode(self.node)
+                root = GodTreeNode(self.node)
                 expand(root, *uniform_god_evaluator(self.node))  # the root's own evaluation is not a simulation
             self.root, self._reused = root, None
             return
@@ -369,12 +347,7 @@ class GodTurnSearch:
         "Run up to `simulations` more simulations (fewer when the turn is chosen first); True once done."
         while simulations > 0 and self.root is not None:
             if self.decision_simulations() < self.config.simulations and len(self.root.actions) > 1:
-                path, leaf = select_leaf(self.root, self.config)
-                if leaf.is_terminal: value = terminal_value(leaf)
-                else:
-                    expand(leaf, *uniform_god_evaluator(leaf.position))
-                    value = leaf.value
-                backup(path, leaf.player, value)
+                god_simulate(self.root, uniform_god_evaluator, self.config)
                 self.simulations_done += 1
                 simulations -= 1
             else: self._decide()

@@ -12,6 +12,7 @@ import io
 import random
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -31,18 +32,20 @@ from .rundir import Record, read_records
 from .play import Inspection, inspect
 from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
                                god_legal_turns, god_start, god_winner, move, parse_god_position, parse_turn, place)
-from .god_encoding import END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of
+from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
+                                        turn_tree)
 from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, turn_played,
                                      uniform_god_evaluator)
 
 # %% auto #0
-__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
-           'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
-           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'overlay', 'eval_bar',
-           'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table',
-           'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line', 'legal_steps', 'god_click_targets',
-           'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board',
-           'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn', 'GodPlayWidget']
+__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT',
+           'god_winner_cached', 'WidgetError', 'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result',
+           'board_picture', 'status_line', 'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply',
+           'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
+           'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line',
+           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
+           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
+           'god_engine_turn', 'GodPlayWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -909,7 +912,7 @@ def watch_training(run_dir: Path | str, interval: float = 5.0) -> TrainingDashbo
     "A dashboard following `run_dir` (the notebook's counterpart of `santorini_az report`)."
     return TrainingDashboard(run_dir, interval)
 
-# %% ../nbs/29_widgets.ipynb #40b14ebd
+# %% ../nbs/29_widgets.ipynb #ab01cfc3
 POWER_TEXT = {
     "mortal": "No power: move one worker one square (up one level at most), then build next to it.",
     "apollo": "Your worker may move into an opponent's square, forcing that worker to the square yours just left.",
@@ -928,16 +931,20 @@ def power_line(player: int, god: str) -> str:
     "The one line shown for `player`'s `god`: the colour, the god's name and what it does."
     return f"{PLAYER_NAMES[player]}, {god.capitalize()}: {POWER_TEXT[god]}"
 
-# %% ../nbs/29_widgets.ipynb #12459db7
+# %% ../nbs/29_widgets.ipynb #95a1ff1b
+# Whether a player is stuck takes every legal turn (thousands for Hermes): the board asks at every click, so keep the
+# answers for the recent positions, as chapter 02b's `turn_tree` keeps its trees.
+god_winner_cached = lru_cache(maxsize=512)(god_winner)
+
 def god_status_line(state: GodState) -> str:
     "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
-    if (w := god_winner(state)) is not None: return f"{who(w)} has won"
+    if (w := god_winner_cached(state)) is not None: return f"{who(w)} has won"
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line
 
-# %% ../nbs/29_widgets.ipynb #bec4dc93
+# %% ../nbs/29_widgets.ipynb #5fab03bb
 def legal_steps(node: GodNode) -> dict[Step, int]:
     "The legal sub-actions of `node` other than `end`, by their step."
     return {step_of(i): i for i in legal_sub_actions(node) if i != END_ACTION}
@@ -948,7 +955,7 @@ def god_click_targets(node: GodNode, pending: int | None = None) -> list[int]:
     if pending is not None: return sorted({s.cell for s in steps if s.kind == "move" and s.worker == pending})
     return sorted({mine[s.worker] if s.kind == "move" else s.cell for s in steps})
 
-# %% ../nbs/29_widgets.ipynb #1a1624e0
+# %% ../nbs/29_widgets.ipynb #ae31b984
 def god_prompt(node: GodNode) -> str:
     "What the next click at `node` may do, in words."
     steps, can_end = legal_steps(node), END_ACTION in legal_sub_actions(node)
@@ -967,7 +974,7 @@ def god_prompt(node: GodNode) -> str:
     text = "click " + ", or ".join(p for p in parts if p) + (", or end the turn" if can_end else "")
     return text + (" (switch 'dome' on for a dome)" if "dome" in kinds else "")
 
-# %% ../nbs/29_widgets.ipynb #5f447373
+# %% ../nbs/29_widgets.ipynb #25de711a
 @dataclass(frozen=True)
 class GodClick:
     "What a click does at a node: the worker chosen to move (`pending`), the sub-action it plays (or None), a `message`."
@@ -996,7 +1003,7 @@ def god_end_turn(node: GodNode) -> GodClick:
     if not legal_sub_actions(node): return GodClick(None, None, god_status_line(node.state), refused=True)
     return GodClick(None, None, f"the turn cannot end here: {god_prompt(node)}", refused=True)
 
-# %% ../nbs/29_widgets.ipynb #bcffec1a
+# %% ../nbs/29_widgets.ipynb #aa8619fe
 def _move_refusal(node: GodNode, worker: int, cell: int) -> str:
     "Why the chosen `worker` may not move to `cell` at `node`."
     play, god, name = node_play(node), node.state.gods[node.player], cell_name(cell)
@@ -1033,7 +1040,7 @@ def _build_refusal(node: GodNode, cell: int) -> str:
 def god_refusal(node: GodNode, pending: int | None, cell: int) -> str:
     "Why a click on `cell` at `node` (worker `pending` chosen, or None) plays nothing (one sentence)."
     state, play, name = node.state, node_play(node), cell_name(cell)
-    if (w := god_winner(state)) is not None: return f"the game is over: player {w + 1} has won"
+    if (w := god_winner_cached(state)) is not None: return f"the game is over: player {w + 1} has won"
     if in_setup(state.board): return refusal(state.board, (), cell)
     if pending is not None: return _move_refusal(node, pending, cell)
     steps = legal_steps(node)
@@ -1047,7 +1054,7 @@ def god_refusal(node: GodNode, pending: int | None, cell: int) -> str:
     if not any(s.kind in ("build", "dome") for s in steps): return f"choose one of your workers first ({_names(god_click_targets(node))})"
     return _build_refusal(node, cell)
 
-# %% ../nbs/29_widgets.ipynb #9b86dd75
+# %% ../nbs/29_widgets.ipynb #1b692327
 class DrawnBoard(NamedTuple):
     "What the picture needs of a board: the 25 `heights` and each player's `workers` (cells; they may share one mid-turn)."
     heights: tuple[int, ...]
@@ -1070,7 +1077,7 @@ def turn_cells(state: GodState, steps) -> list[int]:
     starts = [start[s.worker] for s in steps if s.kind == "move"]
     return list(dict.fromkeys(starts + [s.cell for s in steps]))
 
-# %% ../nbs/29_widgets.ipynb #26f59861
+# %% ../nbs/29_widgets.ipynb #e10dfe8b
 def _as_god_state(state: GodState | str | None) -> GodState:
     if state is None: return god_start()
     if isinstance(state, GodState): return state
@@ -1098,7 +1105,7 @@ class GodBoardWidget(BoardWidget):
 
     def __repr__(self): return f"GodBoardWidget({format_god_position(self.state)!r}, {len(self.moves)} turns)"
 
-# %% ../nbs/29_widgets.ipynb #dc537c8e
+# %% ../nbs/29_widgets.ipynb #590cf359
 def _god_reset(self: GodBoardWidget, state: GodState | str | None = None, turns: Sequence[str] | str = ()) -> None:
     "Start again from `state` (default: the empty board, two mortals), then play `turns`."
     with self._lock:
@@ -1115,7 +1122,7 @@ def _god_play(self: GodBoardWidget, turn: Turn | str) -> None:
         if isinstance(turn, str):
             try: turn = parse_turn(state, turn)
             except NotationError as e: raise WidgetError(str(e)) from None
-        elif tuple(turn) not in god_legal_turns(state): raise WidgetError(f"{turn} is not legal in {format_god_position(state)}")
+        elif tuple(turn) not in turn_tree(state).turns: raise WidgetError(f"{turn} is not legal in {format_god_position(state)}")
         after, text = god_apply(state, tuple(turn)), format_turn(state, tuple(turn))
         self._states.append(after); self._turns.append(tuple(turn))
         self.node, self._pending = GodNode(after), None
@@ -1146,12 +1153,12 @@ def _god_sync(self: GodBoardWidget, message: str, refused: bool = False) -> None
 GodBoardWidget.reset, GodBoardWidget.play, GodBoardWidget._sync = _god_reset, _god_play, _god_sync
 GodBoardWidget.play_sub_action = _god_play_sub_action
 
-# %% ../nbs/29_widgets.ipynb #4fa634e4
+# %% ../nbs/29_widgets.ipynb #12c5f74e
 def _click_refusal(self: GodBoardWidget, cell) -> str | None:
     "Why the board takes no click at all now (display only, the engine thinking, not your turn, no such cell), or None."
     if not self.interactive: return "this board is for display only"
     if self.thinking: return "the engine is thinking: wait for its move"
-    if god_winner(self.state) is None and self.state.player not in self.humans:
+    if god_winner_cached(self.state) is None and self.state.player not in self.humans:
         return f"it is not your turn: player {self.state.player + 1} is the engine"
     if not (isinstance(cell, int) and 0 <= cell < CELLS): return f"there is no cell {cell!r}: cells are 0-24"
     return None
@@ -1208,7 +1215,7 @@ def _god_on_message(self: GodBoardWidget, _, content: dict, buffers) -> None:
 GodBoardWidget.click, GodBoardWidget.end_turn, GodBoardWidget.undo = _god_click, _god_end_turn, _god_undo
 GodBoardWidget._on_message = _god_on_message
 
-# %% ../nbs/29_widgets.ipynb #d2f9b01a
+# %% ../nbs/29_widgets.ipynb #06f58ace
 def _god_picture_lines(self: GodBoardWidget) -> list[tuple[str, str, str]]:
     gods = self.state.gods
     return BoardWidget._picture_lines(self) + [(power_line(p, gods[p]), PLAYER_FILL[p], "") for p in (0, 1)]
@@ -1216,7 +1223,7 @@ def _god_picture_lines(self: GodBoardWidget) -> list[tuple[str, str, str]]:
 GodBoardWidget._drawn = lambda self: drawn_board(self.node)
 GodBoardWidget._picture_lines = _god_picture_lines
 
-# %% ../nbs/29_widgets.ipynb #a74eea46
+# %% ../nbs/29_widgets.ipynb #7df2b424
 class SearchCancelled(Exception):
     "Raised inside a search whose result is no longer wanted."
 
@@ -1233,7 +1240,7 @@ def god_engine_turn(state: GodState, simulations: int, evaluate: GodEvaluator = 
     try: return god_search_player(simulations, watched)(state)
     except SearchCancelled: return None
 
-# %% ../nbs/29_widgets.ipynb #4ca5738e
+# %% ../nbs/29_widgets.ipynb #0627f9f8
 class GodPlayWidget:
     "A god game against chapter 03b's god search: pick both gods, your side and the simulations, then click."
     def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, cell_px: int = 56):
@@ -1273,7 +1280,7 @@ class GodPlayWidget:
     def _repr_svg_(self): return self.to_svg()
     def _repr_mimebundle_(self, **kwargs): return {**self.view._repr_mimebundle_(**kwargs), "image/svg+xml": self.to_svg()}
 
-# %% ../nbs/29_widgets.ipynb #52e64355
+# %% ../nbs/29_widgets.ipynb #b5e0d9e5
 def _god_new_game(self: GodPlayWidget) -> None:
     "Start a new game with the gods, side and simulations in the controls."
     self._game += 1  # a search still running for the old game stops at its next evaluation
@@ -1292,8 +1299,8 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
     board = self.board
     with board._lock:
         state = board.state
-        if board.thinking or god_winner(state) is not None or state.player == self.human:
-            if god_winner(state) is not None: board._sync(self._result_message())
+        if board.thinking or god_winner_cached(state) is not None or state.player == self.human:
+            if god_winner_cached(state) is not None: board._sync(self._result_message())
             return
         board.thinking, board.progress = True, 0.0
         board._sync("the engine is thinking")
@@ -1313,12 +1320,12 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         board.thinking, board.progress = False, 1.0
         if turn is not None:
             board.play(turn)
-            if god_winner(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
+            if god_winner_cached(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
 def _god_result_message(self: GodPlayWidget) -> str:
-    who = "you win" if god_winner(self.board.state) == self.human else "the engine wins"
+    who = "you win" if god_winner_cached(self.board.state) == self.human else "the engine wins"
     return f"{who} after {len(self.board.moves)} turns; the record is in .record"
 
 GodPlayWidget.new_game, GodPlayWidget._maybe_think, GodPlayWidget._think = _god_new_game, _god_maybe_think, _god_think

@@ -262,22 +262,22 @@ def level(text, **levels):
     return "".join(digits)
 
 
-def clicks_for_turn(state, turn):
-    "The clicks (a cell and the dome switch, or 'end') that play `turn`, derived from the steps alone."
+def clicks_for_turn(state, turn, turns):
+    "The clicks (a cell and the dome switch, or 'end') that play `turn` of `turns` (the legal turns), from the steps alone."
     mine, clicks = list(state.board.workers[state.player]), []
     for step in turn:
         if step.kind == "move":
             clicks += [(mine[step.worker], False), (step.cell, False)]
             mine[step.worker] = step.cell
         else: clicks.append((step.cell, step.kind == "dome"))
-    goes_on = any(len(t) > len(turn) and t[:len(turn)] == turn for t in god_legal_turns(state))
+    goes_on = any(len(t) > len(turn) and t[:len(turn)] == turn for t in turns)
     return clicks + (["end"] if goes_on else [])
 
 
-def play_by_clicks(board, turn):
+def play_by_clicks(board, turn, turns=None):
     "Click `turn` on `board` (stopping when the turn is over, as after a winning move); the messages shown."
     before, messages = len(board.turns), []
-    for click in clicks_for_turn(board.state, turn):
+    for click in clicks_for_turn(board.state, turn, turns or god_legal_turns(board.state)):
         assert len(board.turns) == before, (turn, messages)  # not over too soon, except ...
         if click == "end": messages.append(board.end_turn())
         else:
@@ -307,11 +307,10 @@ def test_power_text_has_one_sentence_per_god():
 def test_clicking_plays_every_legal_turn_of_every_god(god):
     for state in list(god_positions((god, "apollo"), games=2, seed=GODS.index(god), turns=8))[4::2]:
         turns = god_legal_turns(state)
-        if len(turns) > 300: turns = random.Random(0).sample(turns, 300)  # Hermes on a flat board: thousands
         board = GodBoardWidget(state)
-        for turn in turns:
+        for turn in turns if len(turns) < 200 else random.Random(0).sample(turns, 200):  # Hermes: thousands
             board.reset(state)
-            play_by_clicks(board, turn)
+            play_by_clicks(board, turn, turns)
             won = god_apply(state, turn).won
             if won: assert board.turns[-1][:-1] == turn[:-1]  # the never-made build is the board's choice
             else: assert board.turns == [turn], (format_turn(state, turn), board.message)
@@ -334,9 +333,10 @@ def reachable_turns(state):
     return found
 
 
-@pytest.mark.parametrize("god", [g for g in GODS if g != "hermes"])
+@pytest.mark.parametrize("god", GODS)
 def test_the_click_rules_reach_exactly_the_legal_turns(god):
-    for state in list(god_positions((god, "minotaur"), games=1, seed=7, turns=10))[4:]:
+    positions = list(god_positions((god, "minotaur"), games=1, seed=7, turns=10))[4:]
+    for state in positions[:2] if god == "hermes" else positions:  # Hermes: thousands of turns per position
         assert reachable_turns(state) == set(god_legal_turns(state)), god
 
 

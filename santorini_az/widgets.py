@@ -1,4 +1,4 @@
-"""A board you click on, a game against the engine, the network and the search drawn over a position, and a live view of a training run: JupyterLab widgets whose rules stay in Python.
+"""A board you click on, a game against the engine (mortal or with gods), the network and the search drawn over a position, and a live view of a training run: JupyterLab widgets whose rules stay in Python.
 
 Docs: https://santorini-az.github.io/santorini_az/widgets.html.md"""
 

@@ -1,4 +1,4 @@
-"""A board you click on, a game against the engine, the network and the search drawn over a position, and a live view of a training run: JupyterLab widgets whose rules stay in Python.
+"""A board you click on, a game against the engine (mortal or with gods), the network and the search drawn over a position, and a live view of a training run: JupyterLab widgets whose rules stay in Python.
 
 Docs: https://santorini-az.github.io/santorini_az/widgets.html.md"""
 
@@ -12,8 +12,9 @@ import io
 import random
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import anywidget
 import ipywidgets
@@ -29,13 +30,22 @@ from .evaluator import Evaluator, state_evaluator
 from .arena import search_factory
 from .rundir import Record, read_records
 from .play import Inspection, inspect
+from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
+                               god_legal_turns, god_start, god_winner, move, parse_god_position, parse_turn, place)
+from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
+                                        turn_tree)
+from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, turn_played,
+                                     uniform_god_evaluator)
 
 # %% auto #0
-__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
-           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
-           'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table',
-           'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard',
-           'watch_training']
+__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT',
+           'god_winner_cached', 'WidgetError', 'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result',
+           'board_picture', 'status_line', 'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply',
+           'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
+           'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line',
+           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
+           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
+           'god_engine_turn', 'GodPlayWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -300,7 +310,8 @@ function drawBoard(svg, m) {
 # %% ../nbs/29_widgets.ipynb #cf14ea2d
 _BOARD_RENDER_JS = r"""
 const TRAITS = ["position", "moves", "selection", "targets", "last", "status", "message", "refused", "flipped",
-                "cell_px", "heat", "heat_labels", "arrows", "thinking", "progress", "title", "controls", "interactive"];
+                "cell_px", "heat", "heat_labels", "arrows", "thinking", "progress", "title", "controls", "interactive",
+                "can_end", "dome", "dome_shown"];
 
 function render({ model, el }) {
   const root = document.createElement("div"); root.className = "saz-board"; el.appendChild(root);
@@ -311,7 +322,8 @@ function render({ model, el }) {
   const status = part("div", "saz-status"), message = part("div", "saz-message");
   const buttons = part("div", "saz-buttons");
   const undo = part("button", "saz-undo", buttons), flip = part("button", "saz-flip", buttons);
-  undo.textContent = "undo"; flip.textContent = "flip board";
+  const end = part("button", "saz-end", buttons), dome = part("button", "saz-dome", buttons);
+  undo.textContent = "undo"; flip.textContent = "flip board"; end.textContent = "end turn";
   const moves = part("ol", "saz-moves");
   svg.addEventListener("click", event => {
     const hit = event.target.closest("[data-cell]");
@@ -319,6 +331,8 @@ function render({ model, el }) {
   });
   undo.addEventListener("click", () => model.send({ event: "undo" }));
   flip.addEventListener("click", () => { model.set("flipped", !model.get("flipped")); model.save_changes(); });
+  end.addEventListener("click", () => model.send({ event: "end" }));
+  dome.addEventListener("click", () => { model.set("dome", !model.get("dome")); model.save_changes(); });
   const redraw = () => {
     const m = Object.fromEntries(TRAITS.map(name => [name, model.get(name)]));
     drawBoard(svg, m);
@@ -329,6 +343,11 @@ function render({ model, el }) {
     bar.style.visibility = m.thinking ? "visible" : "hidden";
     fill.style.width = `${Math.round(100 * m.progress)}%`;
     buttons.style.display = m.controls ? "" : "none";
+    end.style.display = m.can_end === undefined ? "none" : "";  // only god boards have the traits
+    end.disabled = !m.can_end;
+    dome.style.display = m.dome_shown ? "" : "none";
+    dome.textContent = m.dome ? "dome: on" : "dome: off";
+    dome.classList.toggle("saz-on", !!m.dome);
     moves.style.display = m.controls ? "" : "none";
     moves.replaceChildren(...m.moves.map(text => { const li = document.createElement("li"); li.textContent = text; return li; }));
     moves.scrollTop = moves.scrollHeight;
@@ -514,18 +533,24 @@ def _text_lines(lines, x, y, width, size=13) -> str:
 
 def _board_svg(self: BoardWidget) -> str:
     "The widget as a static SVG picture: the board, the status and the message."
-    board = board_picture(self.state, self.cell_px, flipped=self.flipped, selection=self.selection,
+    board = board_picture(self._drawn(), self.cell_px, flipped=self.flipped, selection=self.selection,
                           targets=self.targets, last=self.last, heat=self.heat, heat_labels=self.heat_labels,
                           arrows=self.arrows)
     side, top = LABEL_GUTTER + SIZE * self.cell_px + 2, 22 if self.title else 0
-    lines = [(self.status, "#222", ' font-weight="bold"')]
-    if self.message: lines.append((self.message, "#b3261e" if self.refused else "#2a5d2f", ""))
+    lines = self._picture_lines()
     height = top + SIZE * self.cell_px + LABEL_GUTTER + 18 * len(lines) + 6
     title = f'<text x="0" y="15" font-size="14" font-weight="bold">{html.escape(self.title)}</text>' if self.title else ""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(side, 7 * max(len(t) for t, *_ in lines))}" height="{height}" '
             f'font-family="sans-serif">{title}<g transform="translate(0,{top})">{board}</g>'
             f'{_text_lines(lines, 0, top + SIZE * self.cell_px + LABEL_GUTTER, side)}</svg>')
 
+def _picture_lines(self: BoardWidget) -> list[tuple[str, str, str]]:
+    "The lines under the board: (text, colour, extra SVG attributes)."
+    lines = [(self.status, "#222", ' font-weight="bold"')]
+    if self.message: lines.append((self.message, "#b3261e" if self.refused else "#2a5d2f", ""))
+    return lines
+
+BoardWidget._drawn, BoardWidget._picture_lines = lambda self: self.state, _picture_lines
 BoardWidget.to_svg = _board_svg
 BoardWidget._repr_svg_ = _board_svg
 
@@ -886,3 +911,422 @@ TrainingDashboard.start, TrainingDashboard.stop = _start, _stop
 def watch_training(run_dir: Path | str, interval: float = 5.0) -> TrainingDashboard:
     "A dashboard following `run_dir` (the notebook's counterpart of `santorini_az report`)."
     return TrainingDashboard(run_dir, interval)
+
+# %% ../nbs/29_widgets.ipynb #ab01cfc3
+POWER_TEXT = {
+    "mortal": "No power: move one worker one square (up one level at most), then build next to it.",
+    "apollo": "Your worker may move into an opponent's square, forcing that worker to the square yours just left.",
+    "artemis": "Your worker may move one additional time, but not back to the square it started on.",
+    "athena": "If one of your workers moved up on your turn, the opponent's workers cannot move up on their next turn.",
+    "atlas": "Your worker may build a dome at any level.",
+    "demeter": "Your worker may build one additional time, but not on the same square.",
+    "hephaestus": "Your worker may build one additional block (not a dome) on top of its first block.",
+    "hermes": "If your workers do not move up or down, they may each move any number of times, then either builds.",
+    "minotaur": "Your worker may move into an opponent's square if it can push that worker one square straight on.",
+    "pan": "You also win if your worker moves down two or more levels.",
+    "prometheus": "If your worker does not move up, it may build both before and after moving.",
+}
+
+def power_line(player: int, god: str) -> str:
+    "The one line shown for `player`'s `god`: the colour, the god's name and what it does."
+    return f"{PLAYER_NAMES[player]}, {god.capitalize()}: {POWER_TEXT[god]}"
+
+# %% ../nbs/29_widgets.ipynb #95a1ff1b
+# Whether a player is stuck takes every legal turn (thousands for Hermes): the board asks at every click, so keep the
+# answers for the recent positions, as chapter 02b's `turn_tree` keeps its trees.
+god_winner_cached = lru_cache(maxsize=512)(god_winner)
+
+def god_status_line(state: GodState) -> str:
+    "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
+    def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
+    if (w := god_winner_cached(state)) is not None: return f"{who(w)} has won"
+    line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
+    if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
+    return line
+
+# %% ../nbs/29_widgets.ipynb #5fab03bb
+def legal_steps(node: GodNode) -> dict[Step, int]:
+    "The legal sub-actions of `node` other than `end`, by their step."
+    return {step_of(i): i for i in legal_sub_actions(node) if i != END_ACTION}
+
+def god_click_targets(node: GodNode, pending: int | None = None) -> list[int]:
+    "The cells the next click may choose at `node`, with worker `pending` chosen to move (or none)."
+    steps, mine = legal_steps(node), node_play(node).mine
+    if pending is not None: return sorted({s.cell for s in steps if s.kind == "move" and s.worker == pending})
+    return sorted({mine[s.worker] if s.kind == "move" else s.cell for s in steps})
+
+# %% ../nbs/29_widgets.ipynb #ae31b984
+def god_prompt(node: GodNode) -> str:
+    "What the next click at `node` may do, in words."
+    steps, can_end = legal_steps(node), END_ACTION in legal_sub_actions(node)
+    if not steps: return god_status_line(node.state)
+    kinds = {s.kind for s in steps}
+    if "place" in kinds: return "click a square to place a worker"
+    moved = {s.worker for s in node.steps if s.kind == "move"}
+    movers = {s.worker for s in steps if s.kind == "move"}
+    built = any(s.kind in ("build", "dome") for s in node.steps)
+    move = "" if not movers else ("the worker to move it again" if movers & moved else
+                                  "the other worker to move it" if moved else "a worker to move it")
+    block = "" if not kinds & {"build", "dome"} else ("where to build again" if built else
+                                                     "a square to build first" if movers and not moved else "where to build")
+    if node.state.gods[node.player] == "hermes" and block and movers and not moved: block = "a square to build without moving"
+    parts = [move, block] if not node.steps else [block, move]
+    text = "click " + ", or ".join(p for p in parts if p) + (", or end the turn" if can_end else "")
+    return text + (" (switch 'dome' on for a dome)" if "dome" in kinds else "")
+
+# %% ../nbs/29_widgets.ipynb #25de711a
+@dataclass(frozen=True)
+class GodClick:
+    "What a click does at a node: the worker chosen to move (`pending`), the sub-action it plays (or None), a `message`."
+    pending: int | None
+    action: int | None
+    message: str
+    refused: bool = False
+
+def god_click(node: GodNode, pending: int | None, cell: int, dome: bool = False) -> GodClick:
+    "The effect of clicking `cell` at `node`, worker `pending` chosen (or None); `dome`: Atlas builds a dome, not a block."
+    steps, mine, name = legal_steps(node), node_play(node).mine, cell_name(cell)
+    if pending is not None:
+        if move(pending, cell) in steps: return GodClick(None, steps[move(pending, cell)], f"moved to {name}")
+        if cell == mine[pending]: return GodClick(None, None, god_prompt(node))
+    movers = [w for w, here in enumerate(mine) if here == cell and any(s.kind == "move" and s.worker == w for s in steps)]
+    if movers: return GodClick(movers[0], None, f"worker on {name}: choose where it moves")
+    if pending is None:
+        if place(cell) in steps: return GodClick(None, steps[place(cell)], f"placed a worker on {name}")
+        if dome and Step("dome", cell) in steps: return GodClick(None, steps[Step("dome", cell)], f"a dome on {name}")
+        if build(cell) in steps: return GodClick(None, steps[build(cell)], f"built on {name}")
+    return GodClick(pending, None, god_refusal(node, pending, cell), refused=True)
+
+def god_end_turn(node: GodNode) -> GodClick:
+    "The effect of the End turn button at `node`: `end` where the turn is whole and could go on."
+    if END_ACTION in legal_sub_actions(node): return GodClick(None, END_ACTION, "ended the turn")
+    if not legal_sub_actions(node): return GodClick(None, None, god_status_line(node.state), refused=True)
+    return GodClick(None, None, f"the turn cannot end here: {god_prompt(node)}", refused=True)
+
+# %% ../nbs/29_widgets.ipynb #aa8619fe
+def _move_refusal(node: GodNode, worker: int, cell: int) -> str:
+    "Why the chosen `worker` may not move to `cell` at `node`."
+    play, god, name = node_play(node), node.state.gods[node.player], cell_name(cell)
+    here, heights = play.mine[worker], play.heights
+    if cell not in STEPS[here]:
+        if god == "hermes": return f"{name} is off the walk: Hermes walks only along its level, around other workers"
+        return f"{name} is not next to {cell_name(here)}: a worker moves one square"
+    if heights[cell] == DOME: return f"{name} has a dome"
+    if cell in play.mine: return f"{name} is taken by your other worker"
+    start = node.state.board.workers[node.player][worker]
+    if god == "artemis" and cell == start: return f"Artemis may not step back to {name}, where it started"
+    if heights[cell] > heights[here]:
+        if node.state.athena_moved_up: return "Athena moved up last turn: no worker may move up this turn"
+        if any(s.kind == "build" for s in node.steps): return "having built first, Prometheus may not move up"
+        if heights[cell] > heights[here] + 1:
+            return f"{name} is level {heights[cell]}, too high: from level {heights[here]} a worker climbs one level at most"
+    if cell in play.theirs:
+        if god == "minotaur": return f"Minotaur cannot push from {name}: the square straight behind must be free"
+        return f"{name} is occupied: only Apollo and Minotaur move onto an opponent"
+    return f"{name} is not a move for the worker on {cell_name(here)} now"
+
+def _build_refusal(node: GodNode, cell: int) -> str:
+    "Why `cell` is not a build at `node`, where some build is legal."
+    play, god, name = node_play(node), node.state.gods[node.player], cell_name(cell)
+    built = [s.cell for s in node.steps if s.kind in ("build", "dome")]
+    if play.heights[cell] == DOME: return f"{name} has a dome"
+    if cell in play.mine or cell in play.theirs: return f"{name} is occupied"
+    if god == "demeter" and built and cell == built[-1]: return f"Demeter's second build must not be on {name} again"
+    if god == "hephaestus" and built:
+        if cell != built[-1]: return f"Hephaestus's second block goes on {cell_name(built[-1])}, on top of the first"
+    cells = sorted({s.cell for s in legal_steps(node) if s.kind in ("build", "dome")})
+    return f"{name} is not a build now: build next to the worker that builds ({_names(cells)})"
+
+def god_refusal(node: GodNode, pending: int | None, cell: int) -> str:
+    "Why a click on `cell` at `node` (worker `pending` chosen, or None) plays nothing (one sentence)."
+    state, play, name = node.state, node_play(node), cell_name(cell)
+    if (w := god_winner_cached(state)) is not None: return f"the game is over: player {w + 1} has won"
+    if in_setup(state.board): return refusal(state.board, (), cell)
+    if pending is not None: return _move_refusal(node, pending, cell)
+    steps = legal_steps(node)
+    if cell in play.theirs: return f"{name} is player {2 - node.player}'s worker: {god_prompt(node)}"
+    if cell in play.mine:
+        if state.gods[node.player] == "hermes" and any(s.kind == "move" and s.worker == 1 for s in node.steps):
+            return f"Hermes walks worker {WORKER_MARKS[node.player][0]} before {WORKER_MARKS[node.player][1]}: undo to walk it first"
+        if any(s.kind == "build" for s in node.steps) and not node.steps[-1].kind == "move":
+            return f"the worker on {name} cannot move after this build: {god_prompt(node)}"
+        return f"the worker on {name} cannot move now: {god_prompt(node)}"
+    if not any(s.kind in ("build", "dome") for s in steps): return f"choose one of your workers first ({_names(god_click_targets(node))})"
+    return _build_refusal(node, cell)
+
+# %% ../nbs/29_widgets.ipynb #1b692327
+class DrawnBoard(NamedTuple):
+    "What the picture needs of a board: the 25 `heights` and each player's `workers` (cells; they may share one mid-turn)."
+    heights: tuple[int, ...]
+    workers: tuple[tuple[int, ...], tuple[int, ...]]
+
+def drawn_board(node: GodNode) -> DrawnBoard:
+    "The board of `node` as its steps have left it."
+    play = node_play(node)
+    return DrawnBoard(play.heights, (play.mine, play.theirs) if node.player == 0 else (play.theirs, play.mine))
+
+def drawn_position(node: GodNode) -> str:
+    "The board of `node` in chapter 01a's position notation (what the widget's JavaScript draws)."
+    board = drawn_board(node)
+    workers = "/".join(",".join(cell_name(c) for c in cells) for cells in board.workers)
+    return f"{''.join(map(str, board.heights))}/{node.player + 1}/{workers}"
+
+def turn_cells(state: GodState, steps) -> list[int]:
+    "The cells a turn (or its first `steps`) touches: where each moving worker started, then each step's cell."
+    start = state.board.workers[state.player] if state.board.workers[state.player] else ()
+    starts = [start[s.worker] for s in steps if s.kind == "move"]
+    return list(dict.fromkeys(starts + [s.cell for s in steps]))
+
+# %% ../nbs/29_widgets.ipynb #e10dfe8b
+def _as_god_state(state: GodState | str | None) -> GodState:
+    if state is None: return god_start()
+    if isinstance(state, GodState): return state
+    try: return parse_god_position(state)
+    except NotationError as e: raise WidgetError(str(e)) from None
+
+class GodBoardWidget(BoardWidget):
+    "A board for a god game: each click plays one sub-action of chapter 02b; the rules stay in Python."
+    dome = traitlets.Bool(False).tag(sync=True)  # Atlas's switch: a build click puts a dome, not a block
+    can_end = traitlets.Bool(False).tag(sync=True)  # `end` is legal: the turn is whole and could go on
+    dome_shown = traitlets.Bool(False).tag(sync=True)  # show the dome switch (the human plays Atlas)
+
+    def __init__(self, state: GodState | str | None = None, turns: Sequence[str] | str = (), **kwargs):
+        super().__init__(state, turns, **kwargs)
+
+    @property
+    def state(self) -> GodState:
+        "The position at the start of the turn in progress."
+        return self._states[-1]
+
+    @property
+    def turns(self) -> list[Turn]:
+        "The turns played since the start, as steps."
+        return list(self._turns)
+
+    def __repr__(self): return f"GodBoardWidget({format_god_position(self.state)!r}, {len(self.moves)} turns)"
+
+# %% ../nbs/29_widgets.ipynb #590cf359
+def _god_reset(self: GodBoardWidget, state: GodState | str | None = None, turns: Sequence[str] | str = ()) -> None:
+    "Start again from `state` (default: the empty board, two mortals), then play `turns`."
+    with self._lock:
+        self.start = _as_god_state(state)
+        self._states, self._turns, self.node, self._pending = [self.start], [], GodNode(self.start), None
+        with self.hold_sync(): self.moves = []
+        for text in (turns.split() if isinstance(turns, str) else turns): self.play(text)
+        self._sync("")
+
+def _god_play(self: GodBoardWidget, turn: Turn | str) -> None:
+    "Play the whole legal `turn` (steps, or in notation) from the start of the turn in progress."
+    with self._lock:
+        state = self.state
+        if isinstance(turn, str):
+            try: turn = parse_turn(state, turn)
+            except NotationError as e: raise WidgetError(str(e)) from None
+        elif tuple(turn) not in turn_tree(state).turns: raise WidgetError(f"{turn} is not legal in {format_god_position(state)}")
+        after, text = god_apply(state, tuple(turn)), format_turn(state, tuple(turn))
+        self._states.append(after); self._turns.append(tuple(turn))
+        self.node, self._pending = GodNode(after), None
+        with self.hold_sync():
+            self.moves = self.moves + [text]
+            self._sync(f"player {state.player + 1} played {text}")
+
+def _god_play_sub_action(self: GodBoardWidget, index: int, done: str = "") -> None:
+    "Play sub-action `index` at the current node (the never-made build after a winning move follows by itself)."
+    with self._lock:
+        if (turn := turn_played(self.node, index)) is not None: return self.play(turn)
+        node = play_sub_action(self.node, index)
+        if has_won_mid_turn(node): return self.play(turn_played(node, legal_sub_actions(node)[0]))
+        self.node, self._pending = node, None
+        self._sync(f"{done}: {god_prompt(node)}" if done else god_prompt(node))
+
+def _god_sync(self: GodBoardWidget, message: str, refused: bool = False) -> None:
+    node, accepts = self.node, self._accepts_clicks()
+    with self.hold_sync():
+        self.position = drawn_position(node)
+        self.selection = [] if self._pending is None else [node_play(node).mine[self._pending]]
+        self.targets = god_click_targets(node, self._pending) if accepts else []
+        self.can_end = accepts and END_ACTION in legal_sub_actions(node)
+        self.last = turn_cells(node.state, node.steps) if node.steps else (
+            turn_cells(self._states[-2], self._turns[-1]) if self._turns else [])
+        self.status, self.message, self.refused = god_status_line(node.state), message, refused
+
+GodBoardWidget.reset, GodBoardWidget.play, GodBoardWidget._sync = _god_reset, _god_play, _god_sync
+GodBoardWidget.play_sub_action = _god_play_sub_action
+
+# %% ../nbs/29_widgets.ipynb #12c5f74e
+def _click_refusal(self: GodBoardWidget, cell) -> str | None:
+    "Why the board takes no click at all now (display only, the engine thinking, not your turn, no such cell), or None."
+    if not self.interactive: return "this board is for display only"
+    if self.thinking: return "the engine is thinking: wait for its move"
+    if god_winner_cached(self.state) is None and self.state.player not in self.humans:
+        return f"it is not your turn: player {self.state.player + 1} is the engine"
+    if not (isinstance(cell, int) and 0 <= cell < CELLS): return f"there is no cell {cell!r}: cells are 0-24"
+    return None
+
+def _god_click(self: GodBoardWidget, cell: int) -> str:
+    "Click on `cell` (0-24), exactly as in the browser; the message shown."
+    with self._lock:
+        if reason := _click_refusal(self, cell): self._sync(reason, refused=True); return reason
+        result = god_click(self.node, self._pending, cell, self.dome)
+        if result.action is not None: self.play_sub_action(result.action, result.message)
+        else:
+            self._pending = result.pending
+            self._sync(result.message, result.refused)
+        return self.message
+
+def _god_end_turn(self: GodBoardWidget) -> str:
+    "Play `end` (the End turn button): stop where the turn could go on; the message shown."
+    with self._lock:
+        if reason := _click_refusal(self, 0): self._sync(reason, refused=True); return reason
+        result = god_end_turn(self.node)
+        if result.action is not None: self.play_sub_action(result.action)
+        else: self._sync(result.message, refused=True)
+        return self.message
+
+def _god_undo(self: GodBoardWidget) -> str:
+    "Take back the steps of the turn in progress, else the last turn (or back to `undo_to`'s previous turn)."
+    with self._lock:
+        if not self.thinking and (self.node.steps or self._pending is not None):
+            self.node, self._pending = GodNode(self.state), None
+            self._sync(f"took back this turn's steps: {god_prompt(self.node)}")
+            return self.message
+        if self.thinking: message = "the engine is thinking: undo after its move"
+        elif not self._turns: message = "nothing to undo"
+        else:
+            count = 1
+            if self.undo_to is not None:
+                while count < len(self._turns) and self._states[-1 - count].player != self.undo_to: count += 1
+                if self._states[-1 - count].player != self.undo_to: count = 0
+            if count:
+                del self._states[-count:], self._turns[-count:]
+                self.node, self._pending = GodNode(self.state), None
+                with self.hold_sync():
+                    self.moves = self.moves[:-count]
+                    self._sync(f"took back {count} turn{'s' if count > 1 else ''}")
+                return self.message
+            message = "nothing of yours to undo"
+        self._sync(message, refused=True)
+        return message
+
+def _god_on_message(self: GodBoardWidget, _, content: dict, buffers) -> None:
+    if content.get("event") == "end": self.end_turn()
+    else: BoardWidget._on_message(self, _, content, buffers)
+
+GodBoardWidget.click, GodBoardWidget.end_turn, GodBoardWidget.undo = _god_click, _god_end_turn, _god_undo
+GodBoardWidget._on_message = _god_on_message
+
+# %% ../nbs/29_widgets.ipynb #06f58ace
+def _god_picture_lines(self: GodBoardWidget) -> list[tuple[str, str, str]]:
+    gods = self.state.gods
+    return BoardWidget._picture_lines(self) + [(power_line(p, gods[p]), PLAYER_FILL[p], "") for p in (0, 1)]
+
+GodBoardWidget._drawn = lambda self: drawn_board(self.node)
+GodBoardWidget._picture_lines = _god_picture_lines
+
+# %% ../nbs/29_widgets.ipynb #7df2b424
+class SearchCancelled(Exception):
+    "Raised inside a search whose result is no longer wanted."
+
+def god_engine_turn(state: GodState, simulations: int, evaluate: GodEvaluator = uniform_god_evaluator,
+                    on_progress=None, cancelled=None) -> Turn | None:
+    "`god_search_player(simulations, evaluate)`'s turn in `state`, reporting progress; None if `cancelled()` turns true."
+    calls, every = 0, max(1, simulations // 50)
+    def watched(node: GodNode):
+        nonlocal calls
+        if cancelled is not None and cancelled(): raise SearchCancelled
+        calls += 1
+        if on_progress and calls % every == 0: on_progress(calls % (simulations + 1) / (simulations + 1))  # per search
+        return evaluate(node)
+    try: return god_search_player(simulations, watched)(state)
+    except SearchCancelled: return None
+
+# %% ../nbs/29_widgets.ipynb #0627f9f8
+class GodPlayWidget:
+    "A god game against chapter 03b's god search: pick both gods, your side and the simulations, then click."
+    def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, cell_px: int = 56):
+        self.board = GodBoardWidget(cell_px=cell_px)
+        self.god_pickers = [ipywidgets.Dropdown(options=[(g.capitalize(), g) for g in GODS], value=gods[p],
+                                                description=f"{PLAYER_NAMES[p]}'s god") for p in (0, 1)]
+        self.powers = ipywidgets.HTML()
+        self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
+                                        value=human, description="side")
+        self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
+        self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
+        self.new_game_button.on_click(lambda _: self.new_game())
+        for picker in self.god_pickers: picker.observe(lambda _: self._show_powers(), names="value")
+        self.view = ipywidgets.VBox([ipywidgets.HBox(self.god_pickers), self.powers,
+                                     ipywidgets.HBox([self.side, self.simulations, self.new_game_button]), self.board])
+        self._game, self._thread = 0, None
+        self.board.observe(lambda _: self._maybe_think(), names="moves")
+        self._show_powers()
+        self.new_game()
+
+    @property
+    def human(self) -> int: return self.side.value
+
+    @property
+    def gods(self) -> tuple[str, str]: return tuple(p.value for p in self.god_pickers)
+
+    @property
+    def record(self) -> str:
+        "The game so far, turn after turn in chapter 01b's notation, from the empty board with `board.start.gods`."
+        return self.board.record
+
+    def _show_powers(self) -> None:
+        self.powers.value = "<br>".join(f'<span style="color:{PLAYER_FILL[p]}"><b>{html.escape(power_line(p, g).split(":")[0])}</b>:'
+                                        f'</span> {html.escape(POWER_TEXT[g])}' for p, g in enumerate(self.gods))
+
+    def to_svg(self) -> str: return self.board.to_svg()
+    def _repr_svg_(self): return self.to_svg()
+    def _repr_mimebundle_(self, **kwargs): return {**self.view._repr_mimebundle_(**kwargs), "image/svg+xml": self.to_svg()}
+
+# %% ../nbs/29_widgets.ipynb #b5e0d9e5
+def _god_new_game(self: GodPlayWidget) -> None:
+    "Start a new game with the gods, side and simulations in the controls."
+    self._game += 1  # a search still running for the old game stops at its next evaluation
+    board = self.board
+    with board._lock:
+        board.thinking, board.progress = False, 0.0
+        board.humans, board.undo_to = {self.human}, self.human
+        board.dome_shown = "atlas" == self.gods[self.human]
+        red, blue = (g.capitalize() for g in self.gods)
+        board.title = f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}, {self.simulations.value} simulations"
+        board.reset(god_start(self.gods))
+        board._sync(f"your turn: {god_prompt(board.node)}" if self.human == 0 else "")
+    self._maybe_think()
+
+def _god_maybe_think(self: GodPlayWidget) -> None:
+    board = self.board
+    with board._lock:
+        state = board.state
+        if board.thinking or god_winner_cached(state) is not None or state.player == self.human:
+            if god_winner_cached(state) is not None: board._sync(self._result_message())
+            return
+        board.thinking, board.progress = True, 0.0
+        board._sync("the engine is thinking")
+        self._thread = threading.Thread(target=self._think, args=(state, self._game), daemon=True)
+        self._thread.start()
+
+def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
+    board = self.board
+    try:
+        turn = god_engine_turn(state, self.simulations.value, on_progress=lambda p: setattr(board, "progress", p),
+                               cancelled=lambda: game != self._game)
+        error = None
+    except Exception as e:  # the board must not stay stuck in "thinking"
+        turn, error = None, f"the engine failed: {e}"
+    with board._lock:
+        if game != self._game: return
+        board.thinking, board.progress = False, 1.0
+        if turn is not None:
+            board.play(turn)
+            if god_winner_cached(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
+        if error: board._sync(error, refused=True)
+    self._maybe_think()
+
+def _god_result_message(self: GodPlayWidget) -> str:
+    who = "you win" if god_winner_cached(self.board.state) == self.human else "the engine wins"
+    return f"{who} after {len(self.board.moves)} turns; the record is in .record"
+
+GodPlayWidget.new_game, GodPlayWidget._maybe_think, GodPlayWidget._think = _god_new_game, _god_maybe_think, _god_think
+GodPlayWidget._result_message, GodPlayWidget.wait = _god_result_message, _wait

@@ -237,3 +237,289 @@ def test_dashboard_follows_a_run(tmp_path):
         dash.stop()
     assert not dash._thread.is_alive()
     ET.fromstring(dash.to_svg())
+
+
+# --- Playing with gods -------------------------------------------------------------------------------------------
+
+from santorini_az.god_encoding import END_ACTION, GodNode, legal_sub_actions, play_sub_action, step_of, turn_tree
+from santorini_az.gods import (GODS, Step, build, dome, format_turn, god_apply, god_legal_turns, god_start, god_winner,
+                               move, parse_god_position, place, play_turns)
+from santorini_az.god_search import god_search_player
+from santorini_az.notation import parse_cell
+from santorini_az.widgets import (POWER_TEXT, GodBoardWidget, GodClick, GodPlayWidget, god_click, god_click_targets,
+                                  god_end_turn, god_engine_turn, god_refusal)
+
+FLAT = "0" * 25
+
+
+def cells(*names): return [parse_cell(n) for n in names]
+def at(name): return parse_cell(name)
+def node_of(text, steps=()): return GodNode(parse_god_position(text), tuple(steps))
+def level(text, **levels):
+    "A 25-digit level string from `text`, with the named cells set: level(FLAT, C4=1)."
+    digits = list(text)
+    for name, value in levels.items(): digits[parse_cell(name)] = str(value)
+    return "".join(digits)
+
+
+def clicks_for_turn(state, turn, turns):
+    "The clicks (a cell and the dome switch, or 'end') that play `turn` of `turns` (the legal turns), from the steps alone."
+    mine, clicks = list(state.board.workers[state.player]), []
+    for step in turn:
+        if step.kind == "move":
+            clicks += [(mine[step.worker], False), (step.cell, False)]
+            mine[step.worker] = step.cell
+        else: clicks.append((step.cell, step.kind == "dome"))
+    goes_on = any(len(t) > len(turn) and t[:len(turn)] == turn for t in turns)
+    return clicks + (["end"] if goes_on else [])
+
+
+def play_by_clicks(board, turn, turns=None):
+    "Click `turn` on `board` (stopping when the turn is over, as after a winning move); the messages shown."
+    before, messages = len(board.turns), []
+    for click in clicks_for_turn(board.state, turn, turns or god_legal_turns(board.state)):
+        assert len(board.turns) == before, (turn, messages)  # not over too soon, except ...
+        if click == "end": messages.append(board.end_turn())
+        else:
+            board.dome = click[1]
+            messages.append(board.click(click[0]))
+        assert not board.refused, (turn, messages)
+        if len(board.turns) > before: break  # a winning move: the build is named by the board, not clicked
+    return messages
+
+
+def god_positions(gods, games, seed, turns=12):
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = god_start(gods)
+        for _ in range(turns):
+            if god_winner(state) is not None: break
+            yield state
+            state = god_apply(state, rng.choice(god_legal_turns(state)))
+
+
+def test_power_text_has_one_sentence_per_god():
+    assert set(POWER_TEXT) == set(GODS)
+    assert all(text.endswith(".") and text.count(". ") == 0 for text in POWER_TEXT.values())
+
+
+@pytest.mark.parametrize("god", GODS)
+def test_clicking_plays_every_legal_turn_of_every_god(god):
+    for state in list(god_positions((god, "apollo"), games=2, seed=GODS.index(god), turns=8))[4::2]:
+        turns = god_legal_turns(state)
+        board = GodBoardWidget(state)
+        for turn in turns if len(turns) < 200 else random.Random(0).sample(turns, 200):  # Hermes: thousands
+            board.reset(state)
+            play_by_clicks(board, turn, turns)
+            won = god_apply(state, turn).won
+            if won: assert board.turns[-1][:-1] == turn[:-1]  # the never-made build is the board's choice
+            else: assert board.turns == [turn], (format_turn(state, turn), board.message)
+            assert board.state == god_apply(state, board.turns[-1])
+
+
+def reachable_turns(state):
+    "Every turn the pure click rules complete from `state`, exploring every target, the dome switch and `end`."
+    found, stack = set(), [(GodNode(state), None)]
+    while stack:
+        node, pending = stack.pop()
+        options = [god_click(node, pending, c, d) for c in god_click_targets(node, pending) for d in (False, True)]
+        options.append(god_end_turn(node))
+        for result in options:
+            if result.refused: continue
+            if result.action is None: stack.append((node, result.pending)); continue
+            after = play_sub_action(node, result.action)
+            if after.state is not node.state: found.add(node.steps + ((step_of(result.action),) if result.action != END_ACTION else ()))
+            else: stack.append((after, None))
+    return found
+
+
+@pytest.mark.parametrize("god", GODS)
+def test_the_click_rules_reach_exactly_the_legal_turns(god):
+    positions = list(god_positions((god, "minotaur"), games=1, seed=7, turns=10))[4:]
+    for state in positions[:2] if god == "hermes" else positions:  # Hermes: thousands of turns per position
+        assert reachable_turns(state) == set(god_legal_turns(state)), god
+
+
+def test_every_cell_outside_the_targets_is_refused_with_a_reason():
+    for gods in [("artemis", "apollo"), ("demeter", "athena"), ("prometheus", "minotaur"), ("atlas", "hermes")]:
+        for state in list(god_positions(gods, games=1, seed=3, turns=10))[3:]:
+            node = GodNode(state)
+            for pending in (None, 0):
+                if pending == 0 and not god_click_targets(node, 0): continue
+                targets = god_click_targets(node, pending)
+                for cell in range(25):
+                    result = god_click(node, pending, cell)
+                    if cell in targets or result.pending != pending: continue  # a target, or choosing a worker
+                    assert result.refused and result.message and result.action is None, (gods, cell)
+
+
+def test_artemis_second_move_is_optional_and_never_back():
+    node = node_of(f"{FLAT}/1/artemis:C3,B2/mortal:D1,E1")
+    assert god_click(node, None, at("C3")) == GodClick(0, None, "worker on C3: choose where it moves")
+    first = play_sub_action(node, god_click(node, 0, at("C4")).action)
+    assert step_of(god_click(first, None, at("C5")).action) == build(at("C5"))  # the ordinary turn: build now
+    assert god_click(first, None, at("C4")).pending == 0  # or ask for the second step
+    assert "may not step back to C3" in god_click(first, 0, at("C3")).message
+    assert step_of(god_click(first, 0, at("D5")).action) == move(0, at("D5"))
+    assert god_end_turn(first).refused  # a move alone is no turn
+    board = GodBoardWidget(node.state)
+    for name in ["C3", "C4", "C4", "D5", "C4"]: board.click(at(name))
+    assert board.turns == [(move(0, at("C4")), move(0, at("D5")), build(at("C4")))] and board.moves == ["C3>C4>D5^C4"]
+
+
+def test_demeter_builds_again_elsewhere_or_ends():
+    board = GodBoardWidget(f"{FLAT}/1/demeter:C3,B2/mortal:D1,E1")
+    for name in ["C3", "C4", "C5"]: board.click(at(name))
+    assert board.can_end and "end the turn" in board.message
+    assert "must not be on C5 again" in board.click(at("C5")) and board.refused
+    board.click(at("D5"))
+    assert board.moves == ["C3>C4^C5^D5"] and not board.can_end
+    board = GodBoardWidget(f"{FLAT}/1/demeter:C3,B2/mortal:D1,E1")
+    assert "cannot end" in board.end_turn() and board.refused
+    for name in ["C3", "C4", "C5"]: board.click(at(name))
+    board.end_turn()
+    assert board.moves == ["C3>C4^C5"]
+
+
+def test_hephaestus_second_block_goes_on_the_first():
+    board = GodBoardWidget(f"{FLAT}/1/hephaestus:C3,B2/mortal:D1,E1")
+    for name in ["C3", "C4", "C5"]: board.click(at(name))
+    assert "goes on C5" in board.click(at("D5")) and board.refused
+    board.click(at("C5"))
+    assert board.moves == ["C3>C4^C5^C5"] and board.state.board.heights[at("C5")] == 2
+    tall = GodBoardWidget(f"{level(FLAT, C5=2)}/1/hephaestus:C3,B2/mortal:D1,E1")
+    for name in ["C3", "C4", "C5"]: tall.click(at(name))
+    assert tall.moves == ["C3>C4^C5"]  # level 3: a second block would be a dome, so the turn is over
+
+
+def test_prometheus_builds_before_moving_and_then_may_not_climb():
+    start = node_of(f"{level(FLAT, C4=1)}/1/prometheus:C3,A1/mortal:D1,E1")
+    assert step_of(god_click(start, None, at("D3")).action) == build(at("D3"))  # no worker chosen: build first
+    built = play_sub_action(start, god_click(start, None, at("D3")).action)
+    assert god_click(built, None, at("C3")).pending == 0
+    assert "Prometheus may not move up" in god_click(built, 0, at("C4")).message
+    assert "cannot move after this build" in god_click(built, None, at("A1")).message  # not next to D3
+    board = GodBoardWidget(start.state)
+    for name in ["D3", "C3", "B3", "C3"]: board.click(at(name))
+    assert board.moves == ["C3^D3>B3^C3"]
+    board = GodBoardWidget(start.state)
+    for name in ["C3", "C4", "D3"]: board.click(at(name))  # the ordinary turn, climbing, is still there
+    assert board.moves == ["C3>C4^D3"]
+
+
+def test_atlas_dome_switch():
+    node = node_of(f"{level(FLAT, D5=3)}/1/atlas:C3,B2/mortal:D1,E1", [move(0, at("C4"))])
+    assert step_of(god_click(node, None, at("C5"), dome=True).action) == dome(at("C5"))
+    assert step_of(god_click(node, None, at("C5")).action) == build(at("C5"))
+    assert step_of(god_click(node, None, at("D5"), dome=True).action) == build(at("D5"))  # on level 3 a block is a dome
+    board = GodBoardWidget(node.state)
+    for name in ["C3", "C4"]: board.click(at(name))
+    assert "switch 'dome' on" in board.message
+    board.dome = True
+    board.click(at("C5"))
+    assert board.moves == ["C3>C4@C5"] and board.state.board.heights[at("C5")] == 4
+
+
+def test_apollo_swaps_and_minotaur_pushes_onto_an_opponent():
+    apollo = GodBoardWidget(f"{level(FLAT, B4=2)}/1/apollo:C3,A1/mortal:C4,B4")
+    apollo.click(at("C3"))
+    assert "too high" in apollo.click(at("B4"))
+    apollo.click(at("C4")); apollo.click(at("D4"))
+    assert apollo.moves == ["C3>C4^D4"] and apollo.state.board.workers == ((at("C4"), at("A1")), (at("C3"), at("B4")))
+    minotaur = GodBoardWidget(f"{FLAT}/1/minotaur:C3,A1/mortal:C4,D4")
+    minotaur.click(at("C3"))
+    assert "Minotaur cannot push from D4" not in minotaur.click(at("C4"))  # C5 behind C4 is free: the push is on
+    assert minotaur.node.steps == (move(0, at("C4")),) and minotaur.message.startswith("moved to C4")
+    minotaur.click(at("D3"))
+    assert minotaur.state.board.workers[1] == (at("C5"), at("D4"))
+    blocked = node_of(f"{level(FLAT, E5=4)}/1/minotaur:C3,A1/mortal:C4,D4")
+    assert "straight behind must be free" in god_click(blocked, 0, at("D4")).message  # E5 has a dome
+    mortal = node_of(f"{FLAT}/1/mortal:C3,A1/apollo:C4,D4")
+    assert "only Apollo and Minotaur" in god_click(mortal, 0, at("C4")).message
+
+
+def test_hermes_walks_then_builds_or_builds_without_moving():
+    ring = level(FLAT, C3=2, C4=2, D3=2)  # a level-2 block in the middle; the rim is level 0
+    node = node_of(f"{ring}/1/hermes:A5,E1/mortal:E5,A1")
+    a = god_click(node, None, at("A5"))
+    assert a.pending == 0 and at("A3") in god_click_targets(node, 0)  # a walk, not a step
+    walked = play_sub_action(node, god_click(node, 0, at("A3")).action)
+    assert god_click(walked, None, at("E1")).pending == 1  # the other worker may walk too
+    assert "Hermes walks worker a before b" in god_refusal(play_sub_action(node, god_click(node, 1, at("C1")).action), None, at("A5"))
+    assert "off the walk" in god_click(node, 0, at("C3")).message
+    board = GodBoardWidget(node.state)
+    for name in ["A5", "A3", "E1", "C1", "B3"]: board.click(at(name))
+    assert board.moves == ["A5>A3,E1>C1^B3"]
+    board = GodBoardWidget(node.state)
+    board.click(at("B5"))  # no worker chosen: a build without moving
+    assert board.moves == ["^B5"]
+
+
+def test_god_refusals_name_the_rule():
+    athena = node_of(f"{level(FLAT, C4=1)}/1/mortal:C3,A1/athena:D1,E1/athena-up")
+    assert "Athena moved up" in god_click(athena, 0, at("C4")).message
+    assert "player 2's worker" in god_click(athena, None, at("D1")).message
+    assert "choose one of your workers first" in god_click(athena, None, at("C5")).message
+    assert "not next to C3" in god_click(athena, 0, at("A3")).message
+    after_move = GodNode(athena.state, (move(0, at("C2")),))
+    assert "cannot move now" in god_click(after_move, None, at("A1")).message
+    assert "not a build now" in god_click(after_move, None, at("A5")).message
+    over = god_start(("pan", "mortal"))
+    over = play_turns(over, "C3 B2 D1 E1")
+    board = GodBoardWidget(over)
+    assert "no cell" in board.click(99) and board.refused
+    board = GodBoardWidget(f"{FLAT}/2/mortal:C3,A1/mortal:D1,E1/won")
+    assert "the game is over" in board.click(at("D1"))
+
+
+def test_god_undo_takes_back_steps_then_turns():
+    board = GodBoardWidget(f"{FLAT}/1/demeter:C3,B2/mortal:D1,E1")
+    start = board.state
+    for name in ["C3", "C4", "C5"]: board.click(at(name))
+    assert "took back this turn's steps" in board.undo() and board.node == GodNode(start)
+    for name in ["C3", "C4", "C5", "D5"]: board.click(at(name))
+    assert len(board.turns) == 1
+    board.undo()
+    assert board.state == start and board.turns == [] and "nothing to undo" in board.undo()
+
+
+def test_the_engine_turn_is_the_god_search_players():
+    state = play_turns(god_start(("prometheus", "hermes")), "C3 B2 D2 E1")
+    assert god_engine_turn(state, 24) == god_search_player(24)(state, None)
+    seen = []
+    god_engine_turn(state, 24, on_progress=seen.append)
+    assert seen and all(0 <= p <= 1 for p in seen)
+    assert god_engine_turn(state, 24, cancelled=lambda: True) is None
+
+
+@pytest.mark.parametrize("gods", [("artemis", "minotaur"), ("hermes", "atlas"), ("prometheus", "athena")])
+def test_a_god_game_against_the_engine_finishes_legally(gods):
+    game = GodPlayWidget(gods, human=0, simulations=8)
+    rng = random.Random(5)
+    while god_winner(game.board.state) is None:
+        state = game.board.state
+        assert state.player == 0 and not game.board.thinking
+        play_by_clicks(game.board, rng.choice(god_legal_turns(state)))
+        game.wait(timeout=60)
+    assert play_turns(god_start(gods), game.record) == game.board.state  # every turn legal, replayed from the record
+    assert "you win" in game.board.message or "the engine wins" in game.board.message
+
+
+def test_god_game_engine_first_new_game_and_picture():
+    game = GodPlayWidget(("apollo", "pan"), human=1, simulations=200_000)
+    assert game.board.thinking and "thinking" in game.board.click(12)
+    game.side.value = 0
+    game.god_pickers[0].value = "atlas"
+    assert "Atlas" in game.powers.value  # the power line follows the picker at once
+    game.new_game()
+    game.wait(timeout=60)
+    assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
+    assert game.board.dome_shown
+    a, b = GodPlayWidget(("artemis", "athena"), simulations=8), GodPlayWidget(("artemis", "athena"), simulations=8)
+    for w in (a, b):
+        for name in ["C3", "B2"]: w.board.click(at(name))
+        w.wait()
+        w.board.click(at("C3"))
+    assert a.to_svg() == b.to_svg()
+    root = ET.fromstring(a.to_svg())
+    assert "Artemis" in a.to_svg() and POWER_TEXT["athena"][:30] in a.to_svg()

@@ -219,3 +219,70 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
             browser.close()
     print(f"browser: {len(played)} moves by clicks, one undo, a responsive kernel while thinking, in "
           f"{time.monotonic() - started:.1f} s")
+
+
+def write_cells(path: Path, cells: list[str]) -> None:
+    nb = {"nbformat": 4, "nbformat_minor": 5,
+          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
+                     "source": source} for i, source in enumerate(cells)]}
+    path.write_text(json.dumps(nb))
+
+
+def test_pick_two_gods_and_play_a_turn_by_clicking_in_jupyterlab(jupyterlab, tmp_path):
+    from playwright.sync_api import sync_playwright
+    from santorini_az.gods import god_start, play_turns
+    base, token = jupyterlab
+    write_cells(tmp_path / "gods.ipynb", ["from santorini_az.widgets import GodPlayWidget",
+                                          "game = GodPlayWidget(('mortal', 'mortal'), human=0, simulations=16)\ngame"])
+    shots = Path(os.environ.get("SANTORINI_SCREENSHOT_DIR", tmp_path))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        try:
+            page.goto(f"{base}/lab/tree/gods.ipynb?token={token}")
+            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
+                                   "?.status === 'idle'", timeout=START_TIMEOUT_S * 1000)
+            run_cell(page, 0); run_cell(page, 1)
+            board = Board(page)
+            board.root.wait_for(timeout=STEP_TIMEOUT_MS)
+            pickers = page.locator(".widget-dropdown select")
+            pickers.nth(0).select_option(label="Demeter")
+            pickers.nth(1).select_option(label="Atlas")
+            page.locator(".widget-html", has_text="Demeter").wait_for(timeout=STEP_TIMEOUT_MS)  # the power lines follow
+            assert "build one additional time" in page.locator(".widget-html").first.inner_text()
+            page.locator("button", has_text="new game").click()
+            board.wait("board.querySelector('.saz-title').textContent.startsWith('Demeter (red) against Atlas (blue)')")
+            assert "Demeter" in board.status()
+
+            board.click(12)  # C3, then a second worker on the first highlighted cell
+            board.wait_moves(1)
+            board.click(board.targets()[0])
+            board.wait_moves(4)  # the engine places its two
+            end = board.root.locator(".saz-end")
+            assert end.is_visible() and end.is_disabled()
+            board.click(12)  # the worker on C3 ...
+            board.wait_message("choose where it moves")
+            board.click(board.targets()[0])  # ... steps, ...
+            board.wait_message("click where to build")
+            first = board.targets()[0]
+            board.click(first)  # ... builds, and Demeter may build again or end the turn
+            board.wait("!board.querySelector('.saz-end').disabled")
+            board.click(first)  # not on the same square: refused, with the reason
+            board.wait("board.querySelector('.saz-message').classList.contains('saz-refused')")
+            assert "Demeter's second build" in board.message()
+            end.click()
+            board.wait_moves(6)  # the human's turn, then the engine's (Atlas) reply
+            moves = board.moves()
+            gods = ("demeter", "atlas")
+            state = play_turns(god_start(gods), moves)  # every turn legal
+            assert board.workers(0) == set(state.board.workers[0]) and board.workers(1) == set(state.board.workers[1])
+            assert board.levels() == list(state.board.heights) and "^" in moves[4] and moves[4].count("^") == 1
+            if shots != tmp_path:
+                page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").screenshot(path=str(shots / "widgets_gods.png"))
+        except Exception as e:
+            shots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shots / "widgets_gods_failure.png"), full_page=True)
+            raise AssertionError(f"{e}\n(screenshot: {shots / 'widgets_gods_failure.png'})") from e
+        finally:
+            browser.close()

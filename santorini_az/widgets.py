@@ -12,7 +12,6 @@ import io
 import random
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -31,21 +30,20 @@ from .arena import search_factory
 from .rundir import Record, read_records
 from .play import Inspection, inspect
 from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
-                               god_legal_turns, god_start, god_winner, move, parse_god_position, parse_turn, place)
+                               god_legal_turns, god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
-from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, turn_played,
+from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, node_winner, turn_played,
                                      uniform_god_evaluator)
 
 # %% auto #0
-__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT',
-           'god_winner_cached', 'WidgetError', 'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result',
-           'board_picture', 'status_line', 'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply',
-           'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
-           'report_svg', 'summary_table', 'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line',
-           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
-           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
-           'god_engine_turn', 'GodPlayWidget']
+__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
+           'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
+           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'overlay', 'eval_bar',
+           'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table',
+           'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line', 'legal_steps', 'god_click_targets',
+           'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board',
+           'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn', 'GodPlayWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -932,14 +930,10 @@ def power_line(player: int, god: str) -> str:
     return f"{PLAYER_NAMES[player]}, {god.capitalize()}: {POWER_TEXT[god]}"
 
 # %% ../nbs/29_widgets.ipynb #95a1ff1b
-# Whether a player is stuck takes every legal turn (thousands for Hermes): the board asks at every click, so keep the
-# answers for the recent positions, as chapter 02b's `turn_tree` keeps its trees.
-god_winner_cached = lru_cache(maxsize=512)(god_winner)
-
 def god_status_line(state: GodState) -> str:
     "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
-    if (w := god_winner_cached(state)) is not None: return f"{who(w)} has won"
+    if (w := node_winner(state)) is not None: return f"{who(w)} has won"
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line
@@ -1040,7 +1034,7 @@ def _build_refusal(node: GodNode, cell: int) -> str:
 def god_refusal(node: GodNode, pending: int | None, cell: int) -> str:
     "Why a click on `cell` at `node` (worker `pending` chosen, or None) plays nothing (one sentence)."
     state, play, name = node.state, node_play(node), cell_name(cell)
-    if (w := god_winner_cached(state)) is not None: return f"the game is over: player {w + 1} has won"
+    if (w := node_winner(state)) is not None: return f"the game is over: player {w + 1} has won"
     if in_setup(state.board): return refusal(state.board, (), cell)
     if pending is not None: return _move_refusal(node, pending, cell)
     steps = legal_steps(node)
@@ -1158,7 +1152,7 @@ def _click_refusal(self: GodBoardWidget, cell) -> str | None:
     "Why the board takes no click at all now (display only, the engine thinking, not your turn, no such cell), or None."
     if not self.interactive: return "this board is for display only"
     if self.thinking: return "the engine is thinking: wait for its move"
-    if god_winner_cached(self.state) is None and self.state.player not in self.humans:
+    if node_winner(self.state) is None and self.state.player not in self.humans:
         return f"it is not your turn: player {self.state.player + 1} is the engine"
     if not (isinstance(cell, int) and 0 <= cell < CELLS): return f"there is no cell {cell!r}: cells are 0-24"
     return None
@@ -1299,8 +1293,8 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
     board = self.board
     with board._lock:
         state = board.state
-        if board.thinking or god_winner_cached(state) is not None or state.player == self.human:
-            if god_winner_cached(state) is not None: board._sync(self._result_message())
+        if board.thinking or node_winner(state) is not None or state.player == self.human:
+            if node_winner(state) is not None: board._sync(self._result_message())
             return
         board.thinking, board.progress = True, 0.0
         board._sync("the engine is thinking")
@@ -1320,12 +1314,12 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         board.thinking, board.progress = False, 1.0
         if turn is not None:
             board.play(turn)
-            if god_winner_cached(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
+            if node_winner(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
 def _god_result_message(self: GodPlayWidget) -> str:
-    who = "you win" if god_winner_cached(self.board.state) == self.human else "the engine wins"
+    who = "you win" if node_winner(self.board.state) == self.human else "the engine wins"
     return f"{who} after {len(self.board.moves)} turns; the record is in .record"
 
 GodPlayWidget.new_game, GodPlayWidget._maybe_think, GodPlayWidget._think = _god_new_game, _god_maybe_think, _god_think

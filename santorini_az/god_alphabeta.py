@@ -24,15 +24,15 @@ from .gods import GODS, GodState, Turn, god_legal_turns
 
 # %% auto #0
 __all__ = ['MORTAL', 'APOLLO', 'ARTEMIS', 'ATHENA', 'ATLAS', 'DEMETER', 'HEPHAESTUS', 'HERMES', 'MINOTAUR', 'PAN', 'PROMETHEUS',
-           'TURN_STEPS', 'NO_STEP', 'TURN_BOUNDS', 'MAX_TURNS', 'FREE', 'GOD_KEYS', 'ATHENA_KEY', 'DOUBLE_THREAT',
-           'MAX_PLY', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'ROOT_MOVE', 'ROOT_UPDATED', 'TT_CUTOFFS', 'HISTORY',
-           'pack_turn', 'unpack_turn', 'can_build', 'step_target', 'behind', 'do_move', 'undo_move', 'emit',
-           'emit_builds', 'artemis_seconds', 'prometheus_turns', 'hermes_spots', 'hermes_walks', 'generate_turns',
-           'apply_turn', 'winner_of', 'god_state_arrays', 'turn_buffers', 'compiled_turns', 'PerftBuffers',
-           'perft_buffers', 'perft_arrays', 'compiled_perft', 'god_hash', 'turn_id', 'god_evaluate', 'GodTables',
-           'make_god_tables', 'tt_save', 'tt_load', 'history_index', 'order_turns', 'pick_next', 'note_best',
-           'note_cutoff', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id', 'GodSearchResult', 'GodAlphaBeta',
-           'GodAlphaBetaPlayer']
+           'TURN_STEPS', 'NO_STEP', 'TURN_BOUNDS', 'MAX_TURNS', 'FREE', 'NEAR', 'GOD_KEYS', 'ATHENA_KEY',
+           'DOUBLE_THREAT', 'MAX_PLY', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'ROOT_MOVE', 'ROOT_UPDATED',
+           'TT_CUTOFFS', 'HISTORY', 'pack_turn', 'unpack_turn', 'can_build', 'step_target', 'behind', 'do_move',
+           'undo_move', 'emit', 'emit_builds', 'artemis_seconds', 'prometheus_turns', 'hermes_spots', 'hermes_builds',
+           'hermes_walks', 'generate_turns', 'apply_turn', 'winner_of', 'god_state_arrays', 'turn_buffers',
+           'compiled_turns', 'PerftBuffers', 'perft_buffers', 'perft_arrays', 'compiled_perft', 'god_hash', 'turn_id',
+           'god_evaluate', 'GodTables', 'make_god_tables', 'tt_save', 'tt_load', 'history_index', 'order_turns',
+           'pick_next', 'note_best', 'note_cutoff', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id', 'GodSearchResult',
+           'GodAlphaBeta', 'GodAlphaBetaPlayer']
 
 # %% ../nbs/11b_god_alphabeta.ipynb #7366e9a8
 MORTAL, APOLLO, ARTEMIS, ATHENA, ATLAS, DEMETER, HEPHAESTUS, HERMES, MINOTAUR, PAN, PROMETHEUS = range(len(GODS))
@@ -58,12 +58,12 @@ MAX_TURNS = max(TURN_BOUNDS.values())  # rows of every turn buffer
 # %% ../nbs/11b_god_alphabeta.ipynb #f41ea953
 FREE = 4  # step_target: the cell is empty (0-3 would be the slot of the opponent forced out)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_build(heights, workers, cell) -> bool:
     "Is `cell` on the board, with no worker and no dome?"
     return cell >= 0 and heights[cell] != DOME and not is_occupied(workers, cell)
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_target(heights, workers, player, god, here, direction, may_climb) -> int:
     "May the worker of `player` on `here` step in `direction`: -1 no, FREE onto an empty cell, else the slot it forces out."
     to = NEIGHBOURS[here, direction]
@@ -78,13 +78,13 @@ def step_target(heights, workers, player, god, here, direction, may_climb) -> in
         return -1
     return FREE
 
-# %% ../nbs/11b_god_alphabeta.ipynb #6d0baeca
-@njit(cache=True)
+# %% ../nbs/11b_god_alphabeta.ipynb #bac26ea6
+@njit(cache=True, inline="always")
 def behind(here, to) -> int:
     "The cell one step past `to`, straight on from `here` (on the board whenever Minotaur may push)."
     return (2 * (to // SIZE) - here // SIZE) * SIZE + 2 * (to % SIZE) - here % SIZE
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_move(heights, workers, slot, to, forced, god) -> tuple:
     "Move the worker in `slot` to `to`, forcing the opponent in slot `forced` out: (won, moved up)."
     here = workers[slot]
@@ -94,14 +94,14 @@ def do_move(heights, workers, slot, to, forced, god) -> tuple:
     dropped_two = god == PAN and heights[here] - heights[to] >= 2
     return climbed or dropped_two, heights[to] > heights[here]
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def undo_move(workers, slot, here, to, forced) -> None:
     "Take back `do_move`: the worker in `slot` back on `here`, the forced opponent back on `to`."
     workers[slot] = here
     if forced != FREE: workers[forced] = to
 
-# %% ../nbs/11b_god_alphabeta.ipynb #d9687a86
-@njit(cache=True)
+# %% ../nbs/11b_god_alphabeta.ipynb #10c1a4ca
+@njit(cache=True, inline="always")
 def emit(turns, wins, n, first, second, third, won) -> int:
     "Write the turn (first, second, third) and whether it wins as row `n`; the next free row."
     turns[n, 0], turns[n, 1], turns[n, 2], wins[n] = first, second, third, won
@@ -186,6 +186,24 @@ def hermes_spots(heights, workers, player) -> tuple:
                     count += 1
     return spots, count
 
+# NEAR[a]: the cells next to cell a, as a bit mask (bit c for cell c)
+NEAR = np.array([sum(1 << b for b in range(CELLS) if max(abs(a // SIZE - b // SIZE), abs(a % SIZE - b % SIZE)) == 1)
+                 for a in range(CELLS)], np.int64)
+
+@njit(cache=True)
+def hermes_builds(heights, workers, player, a, b, steps, moved, ordinary, turns, wins, n) -> int:
+    "End the walk `steps[:moved]`, which left the workers on `a` and `b`, with each build next to either (none next to `ordinary`)."
+    blocked = (1 << a) | (1 << b) | (1 << workers[2 * (1 - player)]) | (1 << workers[2 * (1 - player) + 1])
+    for cell in range(CELLS):
+        if heights[cell] == DOME: blocked |= 1 << cell
+    cells = (NEAR[a] | NEAR[b]) & ~blocked
+    if ordinary >= 0: cells &= ~NEAR[ordinary]  # a build next to a worker that took one ordinary step: listed already
+    for cell in range(CELLS):
+        if cells >> cell & 1:
+            steps[moved] = BUILD_OFFSET + cell
+            n = emit(turns, wins, n, steps[0], steps[1], steps[2], False)
+    return n
+
 @njit(cache=True)
 def hermes_walks(heights, workers, player, turns, wins, n) -> int:
     "Hermes: both workers walk along their levels (even not at all), then either builds; ordinary turns left out."
@@ -199,11 +217,8 @@ def hermes_walks(heights, workers, player, turns, wins, n) -> int:
         if a != start_a: steps[moved], moved = MOVE_OFFSET + a, moved + 1
         if b != start_b: steps[moved], moved = MOVE_OFFSET + CELLS + b, moved + 1
         start, end = (start_a, a) if a != start_a else (start_b, b)
-        for cell in range(CELLS):
-            if chebyshev(cell, a) != 1 and chebyshev(cell, b) != 1 or not can_build(heights, workers, cell): continue
-            if moved == 1 and chebyshev(start, end) == 1 and chebyshev(end, cell) == 1: continue  # an ordinary turn
-            steps[moved] = BUILD_OFFSET + cell
-            n = emit(turns, wins, n, steps[0], steps[1], steps[2], False)
+        ordinary = end if moved == 1 and NEAR[start] >> end & 1 else -1  # one worker, one step: an ordinary move
+        n = hermes_builds(heights, workers, player, a, b, steps, moved, ordinary, turns, wins, n)
     workers[2 * player], workers[2 * player + 1] = start_a, start_b
     return n
 

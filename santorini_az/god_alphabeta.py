@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -20,7 +20,7 @@ from .alphabeta import (DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE
 from .engine import NEIGHBOURS, UNPLACED, is_occupied
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
-from .gods import GODS, GodState, Turn, god_legal_turns
+from .gods import GODS, GodState, Turn, format_turn, god_apply, god_legal_turns, god_winner
 
 # %% auto #0
 __all__ = ['MORTAL', 'APOLLO', 'ARTEMIS', 'ATHENA', 'ATLAS', 'DEMETER', 'HEPHAESTUS', 'HERMES', 'MINOTAUR', 'PAN', 'PROMETHEUS',
@@ -570,6 +570,18 @@ class GodSearchResult:
         if self.score < -MATE_BOUND: return f"loss {MATE + self.score}"
         return f"cp {self.score}"
 
+    @property
+    def seldepth(self) -> int: return self.depth  # every line is searched to the full depth (no extensions)
+
+    def pv_text(self, state: GodState) -> str:
+        "The principal variation in god turn notation, each turn played before the next is written."
+        turns = []
+        for turn in self.pv:
+            if god_winner(state) is not None: break
+            turns.append(format_turn(state, turn))
+            state = god_apply(state, turn)
+        return " ".join(turns)
+
 # %% ../nbs/11b_god_alphabeta.ipynb #1b1fdcc8
 def _check_budget(depth, nodes, movetime) -> None:
     "Refuse a budget that cannot be searched, in one sentence."
@@ -597,7 +609,8 @@ class GodAlphaBeta:
         self.tables.stop[0] = 1
 
     def search(self, state: GodState, depth: int | None = None, nodes: int | None = None,
-               movetime: float | None = None) -> GodSearchResult:
+               movetime: float | None = None, on_iteration: Callable[[GodSearchResult], None] | None = None,
+               reset_stop: bool = True) -> GodSearchResult:
         "Search `state` by iterative deepening within the budget: the best turn found."
         _check_budget(depth, nodes, movetime)
         t, start = self.tables, time.perf_counter()
@@ -605,7 +618,7 @@ class GodAlphaBeta:
         t.heights[0], t.workers[0], t.gods[:] = heights, workers, gods
         first_turns = compiled_turns(state)
         if not first_turns: raise ValueError("the game is over: there is no turn to search")
-        t.stop[0] = 0
+        if reset_stop: t.stop[0] = 0  # the protocol clears it itself, so that a stop sent before the search starts counts
         t.stats[:] = 0
         t.stats[USE_TT], t.stats[NODE_LIMIT] = int(self.config.use_tt), nodes or 0
         timer = threading.Timer(movetime, self.stop) if movetime else None
@@ -620,6 +633,7 @@ class GodAlphaBeta:
                         result = self._result(int(t.stats[ROOT_MOVE]), 0, d, start, [int(t.stats[ROOT_MOVE])])
                     break
                 result = self._result(int(t.stats[ROOT_MOVE]), score, d, start, t.pv[0, :t.pv_length[0]].tolist())
+                if on_iteration: on_iteration(result)
                 if abs(score) > MATE_BOUND and MATE - abs(score) <= d: break  # proven within the horizon
                 if movetime and time.perf_counter() - start > 0.4 * movetime: break
         finally:

@@ -24,6 +24,7 @@ from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
 from .arena import wilson_interval
 from .encoding import action_from_index
 from .game import State, initial_state, random_openings
+from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
 from .god_search import (GodEvaluator, GodTreeNode, god_simulate, has_won_mid_turn, most_visited,
                                      turn_played, uniform_god_evaluator)
@@ -34,9 +35,9 @@ from .notation import NotationError, format_action, format_position, parse_actio
 
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
-           'GodSearchResult', 'GodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text',
-           'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'engine_command', 'EngineProcess',
-           'EngineMatch', 'play_game', 'play_match', 'match_command']
+           'GodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text', 'winner_of',
+           'play_move_text', 'info_line', 'EngineSession', 'engine_command', 'EngineProcess', 'EngineMatch',
+           'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -87,22 +88,6 @@ class AlphaZeroSearcher:
 # %% ../nbs/30_protocol.ipynb #127b7fc1
 AFTER_STOP_SIMULATIONS = 16  # simulations for each decision left in a turn once the clock or a stop has cut the search
 
-@dataclass
-class GodSearchResult:
-    "What a god search found, with the fields `info_line` reads: the whole `turn`, its score and statistics."
-    turn: Turn
-    score: int  # the root value of the turn's first searched decision, for the player to move, x1000
-    wins: bool  # the turn wins the game at once
-    depth: int  # decisions taken to build the turn (a move, a build, ...)
-    nodes: int  # simulations, all decisions together
-    seconds: float
-    seldepth: int = 0
-
-    @property
-    def score_text(self) -> str: return "win 1" if self.wins else f"cp {self.score}"
-
-    def pv_text(self, state: GodState) -> str: return format_turn(state, self.turn)
-
 class GodSearcher:
     "Chapter 3b's PUCT search, one decision of the turn after another; `search` stops on its budget or on `stop()`."
 
@@ -147,7 +132,8 @@ def _search_god(self, state: GodState, nodes: int | None = None, movetime: float
         if (turn := turn_played(position, index)) is not None: break
         position = play_sub_action(position, index)
     wins = god_winner(god_apply(state, turn)) == state.player
-    result = GodSearchResult(turn, score or 0, wins, decisions, simulations, time.perf_counter() - start)
+    score = MATE - 1 if wins else score or 0  # chapter 11b's scores: a win in one ply, or the root value x1000
+    result = GodSearchResult(turn, score, decisions, simulations, time.perf_counter() - start, [turn])
     if on_iteration: on_iteration(result)
     return result
 
@@ -247,6 +233,7 @@ class EngineSession:
         self.alphabeta: AlphaBeta | None = None
         self.alphazero: AlphaZeroSearcher | None = None
         self.god_searcher: GodSearcher | None = None
+        self.god_alphabeta: GodAlphaBeta | None = None
         self.thread: threading.Thread | None = None
         self.stop_requested = threading.Event()
         self.answered = threading.Event()  # the running search has written its bestmove
@@ -288,7 +275,8 @@ class EngineSession:
         self.write("readyok")  # a GUI waits for it whatever happened
 
     def _cmd_ucinewgame(self, args):
-        if self.alphabeta: self.alphabeta.new_game()
+        for engine in (self.alphabeta, self.god_alphabeta):
+            if engine: engine.new_game()
         self.state = initial_state()
 
     def _cmd_position(self, args): self.state = _parse_position(args)
@@ -313,6 +301,7 @@ def _set_option(self, args):
         self.alphazero = AlphaZeroSearcher(evaluate)
     elif name == "Checkpoint": self.alphazero = None
     if name in ("Hash", "Brain"): self.alphabeta = None
+    if name == "Hash": self.god_alphabeta = None
     self.options[name] = value
 
 EngineSession._cmd_setoption = _set_option
@@ -328,11 +317,12 @@ def _searcher(self):
     if self.alphazero is None: self.alphazero = AlphaZeroSearcher(uniform_evaluator)
     return self.alphazero
 
-def _god_searcher(self) -> GodSearcher:
-    "The searcher for god positions: chapter 3b's PUCT search with uniform priors, whatever the Engine option says."
+def _god_searcher(self) -> GodAlphaBeta | GodSearcher:
+    "The searcher for god positions: chapter 11b's α-β, or (Engine alphazero) chapter 3b's PUCT search with uniform priors."
     if self.options["Engine"] == "alphabeta":
-        self.write("info string Engine alphabeta knows mortal positions only: searching this god position with the god MCTS")
-    elif self.options["Checkpoint"]:
+        if self.god_alphabeta is None: self.god_alphabeta = GodAlphaBeta(GodAlphaBetaConfig(hash_mb=self.options["Hash"]))
+        return self.god_alphabeta
+    if self.options["Checkpoint"]:
         self.write("info string the checkpoint's network knows mortal positions only: the god MCTS uses uniform priors")
     if self.god_searcher is None: self.god_searcher = GodSearcher()
     return self.god_searcher
@@ -344,6 +334,9 @@ def _prepare(self):
     if searcher is self.alphabeta:
         searcher.search(initial_state(), depth=1)
         searcher.new_game()  # the tiny search leaves nothing behind
+        god_engine = self._god_searcher()  # the god α-β's compiled functions too (a third of a second)
+        god_engine.search(parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5"), depth=1)
+        god_engine.new_game()
     else: searcher.search(initial_state(), nodes=2)
 
 def _go(self, args):
@@ -391,7 +384,7 @@ def _search(self, searcher, state, kwargs, infinite):
 def _stop_search(self, wait: bool = True):
     "Stop a running search (it answers bestmove); with `wait`, until its thread has finished."
     self.stop_requested.set()
-    for searcher in (self.alphabeta, self.alphazero, self.god_searcher):
+    for searcher in (self.alphabeta, self.alphazero, self.god_searcher, self.god_alphabeta):
         if searcher is not None: searcher.stop()
     if wait and self.thread is not None: self.thread.join()
 

@@ -282,13 +282,44 @@ def test_god_stop_is_honoured(engine):
     assert engine.process.wait(10) == 0
 
 
-def test_the_default_engine_says_it_searches_gods_with_the_god_mcts(engine):
+def test_the_default_engine_searches_gods_with_the_god_alphabeta(engine):
+    "Engine alphabeta (the default) searches god positions with chapter 11b's α-β: depths, a pv of whole turns, no note."
     engine.send(GOD_OPENING)
-    engine.send("go nodes 10")
+    engine.send("go depth 3")
     lines = engine.until("bestmove")
-    notes = [l for l in lines if l.startswith("info string")]
-    assert len(notes) == 1 and "god MCTS" in notes[0] and "error" not in notes[0], lines
-    play_turns(god_position(GOD_OPENING), [lines[-1].split()[1]])
+    assert not any(l.startswith("info string") for l in lines), lines
+    infos = [l for l in lines if l.startswith("info depth")]
+    assert [int(l.split()[2]) for l in infos] == [1, 2, 3], infos
+    state = god_position(GOD_OPENING)
+    assert infos[-1].split(" pv ")[1].split()[0] == lines[-1].split()[1]
+    play_turns(state, infos[-1].split(" pv ")[1].split())  # the pv: three legal turns in a row
+    engine.send("position fen 0000000223000000000000000/1/artemis:C4,A1/mortal:E1,E2")
+    engine.send("go depth 2")
+    *lines, bestmove = engine.until("bestmove")
+    assert bestmove.startswith("bestmove C4>D4>E4^") and "score win 1" in lines[-1], (lines, bestmove)
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
+def test_the_god_alphabeta_honours_movetime_and_stop(engine):
+    import time
+    engine.send("isready")
+    assert engine.read() == "readyok"  # the god α-β's compiled functions are loaded here, not in the first go
+    engine.send(GOD_OPENING)
+    start = time.monotonic()
+    engine.send("go movetime 300")
+    *lines, bestmove = engine.until("bestmove")
+    assert time.monotonic() - start < 1.5, lines
+    assert int(lines[-1].split(" time ")[1].split()[0]) <= 400, lines
+    play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
+    engine.send("go infinite")
+    time.sleep(0.5)
+    assert not any(l.startswith("bestmove") for l in list(engine.lines.queue)), "go infinite answered before stop"
+    start = time.monotonic()
+    engine.send("stop")
+    *lines, bestmove = engine.until("bestmove", timeout=10)
+    assert time.monotonic() - start < 3
+    play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
     engine.send("quit")
     assert engine.process.wait(10) == 0
 

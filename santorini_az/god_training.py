@@ -26,11 +26,11 @@ from .config import LIMITS, CHOICES, apply_overrides, config_to_dict, settings
 from .encoding import CELL_SOURCES
 from .files import atomic_path
 from .god_encoding import (GOD_ACTION_PERMUTATIONS, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_nodes)
-from .god_search import (GodTreeNode, god_search_player, has_won_mid_turn, play_god_match,
-                                     random_god_opening, terminal_value)
+from .god_search import (GodTreeNode, god_search_player, play_god_match, random_god_opening,
+                                     terminal_value)
 from .gods import GODS
-from .mcts import (Path as SearchPath, SearchConfig, add_dirichlet_noise, backup, choose_action, expand,
-                               node_value, select_leaf)
+from .mcts import (SearchConfig, add_dirichlet_noise, backup, choose_action, expand, node_value,
+                               select_leaf)
 from .network import BOARD, ConvBN, NetConfig, SantoriniNet
 from .progress import Progress
 from .replay import Examples
@@ -143,7 +143,7 @@ def run_god_searches(searches: list[GodSearch], evaluate_batch: GodBatchEvaluato
     "Run `searches` to the end together: one `evaluate_batch(nodes) -> (logits [B][126], values [B])` call per round."
     while waiting := [s for s in searches if s.pending() is not None]:
         logits, values = evaluate_batch([s.pending() for s in waiting])
-        for search, row, value in zip(waiting, logits, values): search.resume(row.tolist() if hasattr(row, "tolist") else row, float(value))
+        for search, row, value in zip(waiting, logits, values): search.resume(list(row), float(value))
     return searches
 
 # %% ../nbs/10b_god_training.ipynb #87fad655
@@ -155,9 +155,9 @@ class GodRunConfig:
     hours: float = 0.0  # a time budget: no iteration starts that the last one's length says would overrun it; 0 = none
     channels: int = 32
     blocks: int = 3
-    games_per_iteration: int = 32
-    games_in_flight: int = 32  # games played at once: their leaves share one network call
-    simulations: int = 32  # per decision, in self-play
+    games_per_iteration: int = 24
+    games_in_flight: int = 24  # games played at once: their leaves share one network call
+    simulations: int = 16  # per decision, in self-play
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
@@ -165,7 +165,7 @@ class GodRunConfig:
     max_decisions: int = 600  # a game this long is stopped and counts as a draw (value 0 for both)
     replay_capacity: int = 50_000  # positions kept, the newest
     threads: int = 0  # torch threads; 0 leaves torch's default
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=100,
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=200,
                                                                    lr_schedule="constant", warmup_steps=20))
 
     @property

@@ -165,8 +165,8 @@ class GodRunConfig:
     max_decisions: int = 600  # a game this long is stopped and counts as a draw (value 0 for both)
     replay_capacity: int = 50_000  # positions kept, the newest
     threads: int = 0  # torch threads; 0 leaves torch's default
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=200,
-                                                                   lr_schedule="constant", warmup_steps=20))
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=40,
+                                                                   lr_schedule="constant", warmup_steps=10))
 
     @property
     def net(self) -> NetConfig: return NetConfig(self.channels, self.blocks)

@@ -90,7 +90,7 @@ def preset(name: str) -> RunConfig:
                          train=TrainConfig(batch_size=512, steps_per_iteration=1000, learning_rate=1e-3,
                                            optimizer="sgd", lr_schedule="step", lr_step_every=40_000),
                          arena=ArenaConfig(openings=50, simulations=200, reference_openings=25))
-    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long or seed")
+    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long or seed (or gods: `train --preset gods`, chapter 10b)")
 
 PRESETS = ("tiny", "cpu", "long", "seed")
 

@@ -29,8 +29,7 @@ from .god_encoding import (GOD_ACTION_PERMUTATIONS, N_GOD_ACTIONS, N_GOD_PLANES,
 from .god_search import (GodTreeNode, god_search_player, play_god_match, random_god_opening,
                                      terminal_value)
 from .gods import GODS
-from .mcts import (SearchConfig, add_dirichlet_noise, backup, choose_action, expand, node_value,
-                               select_leaf)
+from .mcts import Search, SearchConfig, choose_action, node_value
 from .network import BOARD, ConvBN, NetConfig, SantoriniNet
 from .progress import Progress
 from .replay import Examples
@@ -94,49 +93,19 @@ def god_network_evaluator(model: GodNet) -> Callable[[GodNode], tuple[list[float
     return evaluate
 
 # %% ../nbs/10b_god_training.ipynb #8e9e94f2
-class GodSearch:
-    "A PUCT search from a god node that hands out the node it needs evaluated (`pending`) and takes the answer (`resume`)."
+class GodSearch(Search):
+    "Chapter 03's `Search` over god nodes: it hands out the node it needs evaluated (`pending`) and takes the answer (`resume`)."
 
     def __init__(self, root: GodNode | GodTreeNode, config: SearchConfig, rng: random.Random | None = None):
+        if config.root_search != "puct": raise ValueError(f"the god search's root_search must be 'puct', got {config.root_search!r}")
         self.config, self.rng = config, rng if rng is not None else random.Random()
-        self.root = root if isinstance(root, GodTreeNode) else GodTreeNode(root)  # a kept subtree, or a new root
-        self.simulations_done, self._path, self._leaf = 0, [], None
-        if self.root.is_terminal: return  # a finished game: nothing to search
-        if not self.root.is_expanded:
-            self._leaf = self.root  # the root's own evaluation comes first and is not a simulation
-            return
-        self._prepare_root()
-        self._simulate()
+        self._start(root if isinstance(root, GodTreeNode) else GodTreeNode(root))  # a kept subtree, or a new root
 
-    def _prepare_root(self) -> None:
-        if self.config.dirichlet_fraction > 0:
-            add_dirichlet_noise(self.root, self.config.dirichlet_alpha, self.config.dirichlet_fraction, self.rng)
-
-    def _simulate(self) -> None:
-        "god_simulate up to its evaluation: run simulations until one needs the network, or all are done."
-        self._path, self._leaf = [], None
-        while self.simulations_done < self.config.simulations:
-            path, leaf = select_leaf(self.root, self.config)
-            if not leaf.is_terminal:
-                self._path, self._leaf = path, leaf
-                return
-            backup(path, leaf.player, terminal_value(leaf))
-            self.simulations_done += 1
+    def _terminal_value(self, leaf: GodTreeNode) -> float: return terminal_value(leaf)  # a mid-turn win is +1
 
     def pending(self) -> GodNode | None:
         "The node whose evaluation the search waits for, or None when the search is done."
         return None if self._leaf is None else self._leaf.position
-
-    def resume(self, logits: Sequence[float], value: float) -> None:
-        "Hand over the evaluation of `pending()`: 126 `logits` and its `value` for the player to move there."
-        leaf = self._leaf
-        if leaf is None: raise RuntimeError("resume() called, but the search is not waiting for an evaluation")
-        expand(leaf, logits, value)
-        if leaf is self.root: self._prepare_root()
-        else:
-            backup(self._path, leaf.player, leaf.value)
-            self.simulations_done += 1
-        self._simulate()
 
 # %% ../nbs/10b_god_training.ipynb #2400597a
 def run_god_searches(searches: list[GodSearch], evaluate_batch: GodBatchEvaluator) -> list[GodSearch]:

@@ -245,11 +245,15 @@ class Search:
         while self.simulations_done < self.config.simulations:
             path, leaf = self._select()
             if leaf.is_terminal:
-                backup(path, leaf.player, TERMINAL_VALUE)
+                backup(path, leaf.player, self._terminal_value(leaf))
                 self.simulations_done += 1
             else:
                 self._path, self._leaf = path, leaf
                 return
+
+    def _terminal_value(self, leaf: Node) -> float:
+        "The finished game's value at `leaf` for its player to move: lost (other rules, such as chapter 10b's gods, differ)."
+        return TERMINAL_VALUE
 
     def pending(self) -> State | None:
         "The position whose evaluation the search is waiting for, or None when the search is done."

@@ -23,7 +23,7 @@ from .rundir import RunError
 
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
-           'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
+           'check_settings', 'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -145,20 +145,24 @@ def settings(config, prefix: str = "") -> dict[str, Any]:
         out |= settings(value, prefix + f.name + ".") if is_dataclass(value) else {prefix + f.name: value}
     return out
 
-def check_config(config: RunConfig) -> RunConfig:
-    "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
-    defaults = settings(RunConfig())
+def check_settings(config, limits: dict = LIMITS) -> None:
+    "ValueError naming the first leaf setting of the dataclass `config` that is not of its type, in `limits` or in CHOICES."
+    defaults = settings(type(config)())
     for key, value in settings(config).items():
         kind = type(defaults[key])
         if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise ValueError(f"setting {key!r} must be a number, got {value!r}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"setting {key!r} must be a finite number, got {value!r}")
-        low, high = LIMITS.get(key, (None, None))
+        low, high = limits.get(key, (None, None))
         if low is not None and value < low: raise ValueError(f"setting {key!r} must be at least {low:g}, got {value!r}")
         if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+
+def check_config(config: RunConfig) -> RunConfig:
+    "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
+    check_settings(config)
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
     if config.selfplay.fast_simulations > config.selfplay.simulations:

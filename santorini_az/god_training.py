@@ -8,7 +8,6 @@ Docs: https://santorini-az.github.io/santorini_az/god_training.html.md"""
 from __future__ import annotations
 
 import json
-import math
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -22,7 +21,7 @@ from safetensors.torch import save_file
 from torch import nn
 
 from .arena import wilson_interval
-from .config import LIMITS, CHOICES, apply_overrides, config_to_dict, settings
+from .config import LIMITS, apply_overrides, check_settings, config_to_dict
 from .encoding import CELL_SOURCES
 from .files import atomic_path
 from .god_encoding import (GOD_ACTION_PERMUTATIONS, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_nodes)
@@ -268,18 +267,7 @@ GOD_LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowe
 
 def check_god_config(config: GodRunConfig) -> GodRunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
-    defaults = settings(GodRunConfig())
-    for key, value in settings(config).items():
-        kind = type(defaults[key])
-        if kind in (int, float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ValueError(f"setting {key!r} must be a number, got {value!r}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"setting {key!r} must be a finite number, got {value!r}")
-        low, high = GOD_LIMITS.get(key) or LIMITS.get(key, (None, None))
-        if low is not None and value < low: raise ValueError(f"setting {key!r} must be at least {low:g}, got {value!r}")
-        if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
-        if key in CHOICES and value not in CHOICES[key]:
-            raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
+    check_settings(config, LIMITS | GOD_LIMITS)  # chapter 24's checks, with the gods run's own ranges
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
     return config

@@ -3,7 +3,7 @@
 import type { BoardScene, BoardView } from "./board";
 import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, GODS, godTargets, parseGods, POWERS } from "./gods";
-import type { GodInfo, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
+import type { GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
 import { click, forPlayerOne, moveList, type Selection, targets } from "./selection";
 import "./style.css";
@@ -183,51 +183,38 @@ function searchSeed(): number {
 }
 
 async function think() {
-  if (isGodPosition(game.positions[game.index])) return godThink();
   const position = game.positions[game.index];
   const { simulations, temperature } = difficulty();
-  const id = nextId; // ask() takes this id
-  game.thinking = id;
-  game.hint = [];
-  $("thinking").textContent = "thinking ...";
-  draw();
-  const started = performance.now();
-  const reply = await ask<Extract<Reply, { type: "search" | "error" }>>({
-    type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16),
-    seed: searchSeed(),
-  });
-  hooks.thinking.push([started, performance.now()]);
-  if (game.thinking !== id) return; // undone or restarted meanwhile
-  game.thinking = 0;
-  $("thinking").textContent = "";
-  if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return; }
-  game.search = { ...reply.result, position };
-  game.evalFrom = "search";
-  hooks.searches.push(game.search);
-  if (reply.result.move) await playMove(reply.result.move, position);
+  if (isGodPosition(position)) { // a search per decision of the turn, uniform prior (the network knows only the mortal game)
+    const result = await engineSearch<GodSearchResult>(position, {
+      type: "godSearch", position, steps: [], simulations, temperature, seed: searchSeed(), decisions: 0 });
+    if (result?.position && result.move) await pushTurn(result.move, result.position, position);
+    return;
+  }
+  const result = await engineSearch<SearchResult>(position, {
+    type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16), seed: searchSeed() });
+  if (result?.move) await playMove(result.move, position);
 }
 
-/** The engine's god turn: a search per decision of the turn, uniform prior (the network knows only the mortal game). */
-async function godThink() {
-  const position = game.positions[game.index];
-  const { simulations, temperature } = difficulty();
+/** The engine thinks about `position` (the worker answers `request`), with the page's thinking state around it: the
+ * search's result, or null when it failed or is stale (undone or restarted meanwhile). */
+async function engineSearch<R extends SearchResult>(position: string, request: WithId): Promise<R | null> {
   const id = nextId; // ask() takes this id
   game.thinking = id;
   game.hint = [];
   $("thinking").textContent = "thinking ...";
   draw();
   const started = performance.now();
-  const reply = await ask<Extract<Reply, { type: "godSearch" | "error" }>>({
-    type: "godSearch", position, steps: [], simulations, temperature, seed: searchSeed(), decisions: 0 });
+  const reply = await ask<Extract<Reply, { type: "search" | "godSearch" | "error" }>>(request);
   hooks.thinking.push([started, performance.now()]);
-  if (game.thinking !== id) return; // undone or restarted meanwhile
+  if (game.thinking !== id) return null;
   game.thinking = 0;
   $("thinking").textContent = "";
-  if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return; }
+  if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return null; }
   game.search = { ...reply.result, position };
   game.evalFrom = "search";
   hooks.searches.push(game.search);
-  if (reply.result.position && reply.result.move) await pushTurn(reply.result.move, reply.result.position, position);
+  return reply.result as R; // the reply to `request`: a god search's result for a godSearch request
 }
 
 /** Add a whole turn (notation) that led from `from` to `to` to the game, and show the new position. */

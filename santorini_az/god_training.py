@@ -36,11 +36,11 @@ from .rundir import Record, RunDirectory, RunError, append_record, locked
 from .trainer import TrainConfig, Trainer
 
 # %% auto #0
-__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'GOD_LIMITS', 'GodNet', 'save_god_checkpoint', 'load_god_checkpoint',
-           'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch', 'run_god_searches', 'GodRunConfig', 'GodGame',
-           'visit_distribution', 'new_god_game', 'play_decision', 'game_examples', 'god_selfplay', 'augment_god',
-           'GodReplayBuffer', 'check_god_config', 'god_config', 'god_iteration_line', 'run_god_training',
-           'latest_god_checkpoint', 'god_strength', 'strength_table']
+__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'GOD_LIMITS', 'GOD_ENGINES', 'GodNet', 'save_god_checkpoint',
+           'load_god_checkpoint', 'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch', 'run_god_searches',
+           'GodRunConfig', 'GodGame', 'visit_distribution', 'new_god_game', 'play_decision', 'game_examples',
+           'god_selfplay', 'augment_god', 'GodReplayBuffer', 'check_god_config', 'god_config', 'god_iteration_line',
+           'selfplay_engine', 'run_god_training', 'latest_god_checkpoint', 'god_strength', 'strength_table']
 
 # %% ../nbs/10b_god_training.ipynb #7abbd8c1
 class GodNet(SantoriniNet):
@@ -123,8 +123,9 @@ class GodRunConfig:
     hours: float = 0.0  # a time budget: no iteration starts that the last one's length says would overrun it; 0 = none
     channels: int = 32
     blocks: int = 3
-    games_per_iteration: int = 24
-    games_in_flight: int = 24  # games played at once: their leaves share one network call
+    engine: str = "compiled"  # self-play: "compiled" (chapter 11c's engine) or "python" (this chapter's god_selfplay)
+    games_per_iteration: int = 256
+    games_in_flight: int = 128  # games played at once: their leaves share one network call
     simulations: int = 16  # per decision, in self-play
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
@@ -133,7 +134,7 @@ class GodRunConfig:
     max_decisions: int = 600  # a game this long is stopped and counts as a draw (value 0 for both)
     replay_capacity: int = 50_000  # positions kept, the newest
     threads: int = 0  # torch threads; 0 leaves torch's default
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=40,
+    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=300,
                                                                    lr_schedule="constant", warmup_steps=10))
 
     @property
@@ -265,9 +266,13 @@ GOD_LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowe
     "c_puct": (0, None), "dirichlet_alpha": (1e-6, None), "dirichlet_fraction": (0, 1), "temperature_decisions": (0, None),
     "max_decisions": (1, None), "replay_capacity": (1, None), "threads": (0, 1024)}
 
+GOD_ENGINES = ("compiled", "python")  # chapter 11c's engine, this chapter's god_selfplay
+
 def check_god_config(config: GodRunConfig) -> GodRunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
     check_settings(config, LIMITS | GOD_LIMITS)  # chapter 24's checks, with the gods run's own ranges
+    if config.engine not in GOD_ENGINES:
+        raise ValueError(f"setting 'engine' must be one of {', '.join(GOD_ENGINES)}, got {config.engine!r}")
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
     return config
@@ -285,6 +290,12 @@ def god_iteration_line(iteration: int, values: dict) -> str:
             f"policy {values['policy_loss']:.3f}, value {values['value_loss']:.3f}")
 
 # %% ../nbs/10b_god_training.ipynb #e2ff0e71
+def selfplay_engine(name: str) -> Callable[..., tuple[Examples, dict]]:
+    "The self-play function the setting `engine` names: this chapter's `god_selfplay`, or chapter 11c's compiled one."
+    if name == "python": return god_selfplay
+    from santorini_az.god_engine import compiled_god_selfplay  # chapter 11c builds on this chapter: imported when asked
+    return compiled_god_selfplay
+
 def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None) -> RunDirectory:
     "Train a `GodNet` by self-play on sampled match-ups in the new run directory `run_dir`; a checkpoint per iteration."
     run, progress = RunDirectory(run_dir), progress or Progress()
@@ -298,6 +309,7 @@ def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progre
         torch.manual_seed(config.seed)
         rng, sample_rng = random.Random(config.seed), np.random.default_rng(config.seed)
         model, buffer = GodNet(config.net), GodReplayBuffer(config.replay_capacity)
+        selfplay = selfplay_engine(config.engine)
         planned = config.iterations or 1_000_000  # 0: until the time budget is spent
         trainer = Trainer(model, config.train, total_steps=planned * config.train.steps_per_iteration)
         started, last = time.time(), 0.0
@@ -306,7 +318,7 @@ def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progre
                 progress.say(f"time budget of {config.hours} h reached after {iteration - 1} iterations"); break
             began = time.time()
             with progress.task(f"self-play {iteration}", config.games_per_iteration) as advance:
-                examples, values = god_selfplay(model, config, config.games_per_iteration, rng, advance)
+                examples, values = selfplay(model, config, config.games_per_iteration, rng, advance)
             buffer.add(examples, iteration)
             train_start = time.perf_counter()
             with progress.task(f"training {iteration}", config.train.steps_per_iteration) as advance:

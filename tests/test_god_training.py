@@ -135,12 +135,20 @@ def test_one_tiny_iteration_through_the_cli(tmp_path):
     assert again.returncode == 2 and "holds a run already" in again.stderr and "Traceback" not in again.stderr
 
 
+def test_one_tiny_iteration_of_the_python_engine_through_the_cli(tmp_path):
+    result = run("train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), "--iterations", "1", *TINY,
+                 "--set", "engine=python")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(RunDirectory(tmp_path / "run").config_path.read_text())["engine"] == "python"
+
+
 @pytest.mark.parametrize("args, message", [
     (["--set", "simulations=0"], "'simulations' must be at least 1"),
     (["--set", "gamez=3"], "unknown setting 'gamez'"),
     (["--net", "big"], "bad network size"),
     (["--resume"], "not --resume"),
-    (["--set", "train.optimizer=adam"], "must be one of adamw, sgd")])
+    (["--set", "train.optimizer=adam"], "must be one of adamw, sgd"),
+    (["--set", "engine=fast"], "'engine' must be one of compiled, python")])
 def test_bad_cli_input_is_exit_2_before_any_work(tmp_path, args, message):
     result = run("train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr

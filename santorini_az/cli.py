@@ -105,7 +105,7 @@ def _run_errors():
     return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
-def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop, half an hour), long (64x6, hours, resumable), seed (256x8, GPU) or gods (one network for every god match-up, chapter 10b)."),
+def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop, half an hour), long (64x6, hours, resumable), seed (256x8, GPU) or gods (one network for every god match-up, chapters 10b and 11c)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<preset>)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
@@ -152,11 +152,12 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
 def _train_gods(run_dir, resume, config, ray, overrides, quiet):
     "`train --preset gods`: chapter 10b's loop over sampled god match-ups, in a new run directory."
     from pathlib import Path
-    from santorini_az.god_training import god_config, latest_god_checkpoint, run_god_training
+    from santorini_az.god_engine import train_gods
+    from santorini_az.god_training import god_config, latest_god_checkpoint
     from santorini_az.progress import Progress
     if resume or config or ray is not None: fail("--preset gods takes --run-dir, --iterations, --hours, --seed, --net and --set (not --resume, --config or --ray)")
     try:
-        run = run_god_training(run_dir or Path("runs") / "gods", god_config(overrides), Progress(quiet))
+        run = train_gods(run_dir or Path("runs") / "gods", god_config(overrides), Progress(quiet))
         typer.echo(f"run: {run.root}  network: {latest_god_checkpoint(run.root)}")
     except _run_errors() as e: fail(str(e))
 

@@ -11,33 +11,35 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
 import torch
 from numba import njit
 
-from .engine import UNPLACED
+from .engine import UNPLACED, add_root_noise, backup, choose_edge, expand_node, select_edge
 from .game import CELLS, DOME, SIZE
 from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, generate_turns,
                                         god_state_arrays, turn_buffers)
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, GOD_PLANE_NAMES, MOVE_OFFSET,
                                        N_GOD_ACTIONS, N_GOD_PLANES, GodNode, sub_action)
 from .god_search import random_god_opening
-from .god_training import GodNet, GodRunConfig
+from .god_training import GodNet, GodRunConfig, god_selfplay, run_god_training
 from .gods import GODS, GodState
+from .progress import Progress
 from .replay import Examples
 
 # %% auto #0
 __all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE',
            'BUILT_PLANE', 'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GodTree', 'empty_god_tree', 'step_count',
            'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child', 'god_node_arrays',
-           'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'select_god_edge',
-           'expand_god_node', 'god_backup', 'god_descend', 'GodSlots', 'empty_god_slots', 'select_god_leaves',
-           'add_god_noise', 'expand_god_leaves', 'root_value', 'chosen_edge', 'record_decision', 'play_god_decisions',
-           'uniform_batch_evaluator', 'network_batch_evaluator', 'FinishedGodGame', 'EngineStats', 'GodEngineConfig',
-           'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits', 'search_god_nodes',
-           'engine_config', 'game_results', 'compiled_god_selfplay', 'strength_starts', 'compiled_god_strength']
+           'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend', 'GodSlots',
+           'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
+           'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'FinishedGodGame', 'EngineStats',
+           'GodEngineConfig', 'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits',
+           'search_god_nodes', 'engine_config', 'game_results', 'compiled_god_selfplay', 'train_gods',
+           'strength_starts', 'compiled_god_strength']
 
 # %% ../nbs/11c_god_engine.ipynb #f4d8cdd6
 ROOT = 0  # node index of every tree's root
@@ -49,30 +51,30 @@ NO_CLIMB_PLANE, MOVED_PLANE, FROM_PLANE, VIA_PLANE, BUILT_PLANE = (
 class GodTree(NamedTuple):
     """A batch of B search trees over god nodes, N nodes and E = 126 N edges each (node ROOT = 0 is the root).
 
-    heights [B, N, 25] int8, workers [B, N, 4] int8, player [B, N] int8, mark [B, N] bool, won [B, N] bool
-                                 the position at the start of the node's turn (chapter 11b's arrays)
-    steps          [B, N, 3] int8   the sub-actions taken so far this turn, NO_STEP-padded
-    terminal       [B, N] bool      the game is over at the node ...
-    terminal_value [B, N] float64   ... and its value for the player to move (+1: a move this turn has won)
-    visits [B, N] int32, value [B, N] float64, expanded [B, N] bool: as chapter 06's tree
+    node_heights [B, N, 25] int8, node_workers [B, N, 4] int8, node_player [B, N] int8, node_mark [B, N] bool,
+    node_won [B, N] bool                  the position at the start of the node's turn (chapter 11b's arrays)
+    node_steps          [B, N, 3] int8    the sub-actions taken so far this turn, NO_STEP-padded
+    node_terminal       [B, N] bool       the game is over at the node ...
+    node_terminal_value [B, N] float64    ... and its value for the player to move (+1: a move this turn has won)
+    node_visits [B, N] int32, node_value [B, N] float64, node_expanded [B, N] bool: as chapter 06's tree
     edge_start, edge_count [B, N] int32   the node's edges in the edge pool (0 edges: terminal)
-    edge_action    [B, E] int16     the sub-action (0-125) of each edge, ascending, `end` last
+    edge_action    [B, E] uint8     the sub-action (0-125) of each edge, ascending, `end` last
     edge_ends      [B, E] bool      the edge ends the turn (its child is the opponent's turn)
     edge_child [B, E] int32, edge_visits [B, E] int32, edge_value_sum [B, E] float64, edge_prior [B, E] float64
     num_nodes, num_edges [B] int32  in use
     gods           [B, 2] int64     each player's god, an index into GODS
     """
-    heights: np.ndarray
-    workers: np.ndarray
-    player: np.ndarray
-    mark: np.ndarray
-    won: np.ndarray
-    steps: np.ndarray
-    terminal: np.ndarray
-    terminal_value: np.ndarray
-    visits: np.ndarray
-    value: np.ndarray
-    expanded: np.ndarray
+    node_heights: np.ndarray
+    node_workers: np.ndarray
+    node_player: np.ndarray
+    node_mark: np.ndarray
+    node_won: np.ndarray
+    node_steps: np.ndarray
+    node_terminal: np.ndarray
+    node_terminal_value: np.ndarray
+    node_visits: np.ndarray
+    node_value: np.ndarray
+    node_expanded: np.ndarray
     edge_start: np.ndarray
     edge_count: np.ndarray
     edge_action: np.ndarray
@@ -89,13 +91,13 @@ def empty_god_tree(batch: int, max_nodes: int) -> GodTree:
     "A `GodTree` for `batch` games of up to `max_nodes` nodes each, all empty."
     b, n, e = batch, max_nodes, max_nodes * N_GOD_ACTIONS
     return GodTree(
-        heights=np.zeros((b, n, CELLS), np.int8), workers=np.zeros((b, n, 4), np.int8),
-        player=np.zeros((b, n), np.int8), mark=np.zeros((b, n), np.bool_), won=np.zeros((b, n), np.bool_),
-        steps=np.full((b, n, TURN_STEPS), NO_STEP, np.int8), terminal=np.zeros((b, n), np.bool_),
-        terminal_value=np.zeros((b, n), np.float64), visits=np.zeros((b, n), np.int32),
-        value=np.zeros((b, n), np.float64), expanded=np.zeros((b, n), np.bool_),
+        node_heights=np.zeros((b, n, CELLS), np.int8), node_workers=np.zeros((b, n, 4), np.int8),
+        node_player=np.zeros((b, n), np.int8), node_mark=np.zeros((b, n), np.bool_), node_won=np.zeros((b, n), np.bool_),
+        node_steps=np.full((b, n, TURN_STEPS), NO_STEP, np.int8), node_terminal=np.zeros((b, n), np.bool_),
+        node_terminal_value=np.zeros((b, n), np.float64), node_visits=np.zeros((b, n), np.int32),
+        node_value=np.zeros((b, n), np.float64), node_expanded=np.zeros((b, n), np.bool_),
         edge_start=np.zeros((b, n), np.int32), edge_count=np.zeros((b, n), np.int32),
-        edge_action=np.zeros((b, e), np.int16), edge_ends=np.zeros((b, e), np.bool_),
+        edge_action=np.zeros((b, e), np.uint8), edge_ends=np.zeros((b, e), np.bool_),
         edge_child=np.zeros((b, e), np.int32), edge_visits=np.zeros((b, e), np.int32),
         edge_value_sum=np.zeros((b, e), np.float64), edge_prior=np.zeros((b, e), np.float64),
         num_nodes=np.zeros(b, np.int32), num_edges=np.zeros(b, np.int32), gods=np.zeros((b, 2), np.int64))
@@ -118,20 +120,20 @@ def has_won_mid_turn(heights, workers, player, gods, steps) -> bool:
 @njit(cache=True)
 def end_node(t, g, node, value) -> int:
     "Mark `node` of game `g` as the end of the game, worth `value` to its player to move; `node`."
-    t.terminal[g, node], t.terminal_value[g, node] = True, value
+    t.node_terminal[g, node], t.node_terminal_value[g, node] = True, value
     return node
 
 @njit(cache=True)
 def open_god_node(t, g, node, turns, wins) -> int:
     "Give the node written in slot `node` of game `g` zeroed statistics and its legal sub-actions as edges; `node`."
     first = t.num_edges[g]
-    t.visits[g, node], t.value[g, node], t.expanded[g, node] = 1, 0.0, False
+    t.node_visits[g, node], t.node_value[g, node], t.node_expanded[g, node] = 1, 0.0, False
     t.edge_start[g, node], t.edge_count[g, node], t.num_nodes[g] = first, 0, node + 1
-    t.terminal[g, node], t.terminal_value[g, node] = False, 0.0
-    player, steps = t.player[g, node], t.steps[g, node]
-    if t.won[g, node]: return end_node(t, g, node, -1.0)  # the player who just moved has won
-    if has_won_mid_turn(t.heights[g, node], t.workers[g, node], player, t.gods[g], steps): return end_node(t, g, node, 1.0)
-    n = generate_turns(t.heights[g, node], t.workers[g, node], player, t.gods[g], t.mark[g, node], turns, wins)
+    t.node_terminal[g, node], t.node_terminal_value[g, node] = False, 0.0
+    player, steps = t.node_player[g, node], t.node_steps[g, node]
+    if t.node_won[g, node]: return end_node(t, g, node, -1.0)  # the player who just moved has won
+    if has_won_mid_turn(t.node_heights[g, node], t.node_workers[g, node], player, t.gods[g], steps): return end_node(t, g, node, 1.0)
+    n = generate_turns(t.node_heights[g, node], t.node_workers[g, node], player, t.gods[g], t.node_mark[g, node], turns, wins)
     if n == 0: return end_node(t, g, node, -1.0)  # no legal turn: lost
     k = step_count(steps)
     following = np.zeros(N_GOD_ACTIONS, np.bool_)  # a sub-action some turn takes next
@@ -162,22 +164,22 @@ def open_god_node(t, g, node, turns, wins) -> int:
 def set_god_root(t, g, heights, workers, player, mark, won, steps, turns, wins) -> None:
     "Empty game `g`'s tree and make the node (a turn's start position and the `steps` taken in it) its root."
     t.num_nodes[g], t.num_edges[g] = 0, 0
-    t.heights[g, ROOT], t.workers[g, ROOT], t.steps[g, ROOT] = heights, workers, steps
-    t.player[g, ROOT], t.mark[g, ROOT], t.won[g, ROOT] = player, mark, won
+    t.node_heights[g, ROOT], t.node_workers[g, ROOT], t.node_steps[g, ROOT] = heights, workers, steps
+    t.node_player[g, ROOT], t.node_mark[g, ROOT], t.node_won[g, ROOT] = player, mark, won
     open_god_node(t, g, ROOT, turns, wins)
 
 @njit(cache=True)
 def add_god_child(t, g, parent, e, turns, wins) -> int:
     "Append the node reached from `parent` by edge `e` to game `g`'s tree: the turn one step on, or the next turn."
     node = t.num_nodes[g]
-    t.heights[g, node], t.workers[g, node], t.steps[g, node] = t.heights[g, parent], t.workers[g, parent], t.steps[g, parent]
-    t.player[g, node], t.mark[g, node], t.won[g, node] = t.player[g, parent], t.mark[g, parent], t.won[g, parent]
+    t.node_heights[g, node], t.node_workers[g, node], t.node_steps[g, node] = t.node_heights[g, parent], t.node_workers[g, parent], t.node_steps[g, parent]
+    t.node_player[g, node], t.node_mark[g, node], t.node_won[g, node] = t.node_player[g, parent], t.node_mark[g, parent], t.node_won[g, parent]
     action = t.edge_action[g, e]
-    if action != END_ACTION: t.steps[g, node, step_count(t.steps[g, parent])] = action
+    if action != END_ACTION: t.node_steps[g, node, step_count(t.node_steps[g, parent])] = action
     if t.edge_ends[g, e]:
-        player, won, mark = apply_turn(t.heights[g, node], t.workers[g, node], t.player[g, node], t.gods[g], t.steps[g, node])
-        t.player[g, node], t.won[g, node], t.mark[g, node] = player, won, mark
-        t.steps[g, node, :] = NO_STEP
+        player, won, mark = apply_turn(t.node_heights[g, node], t.node_workers[g, node], t.node_player[g, node], t.gods[g], t.node_steps[g, node])
+        t.node_player[g, node], t.node_won[g, node], t.node_mark[g, node] = player, won, mark
+        t.node_steps[g, node, :] = NO_STEP
     return open_god_node(t, g, node, turns, wins)
 
 # %% ../nbs/11c_god_engine.ipynb #a3e3e002
@@ -237,59 +239,22 @@ def encode_god_position(heights, workers, player, gods, mark, steps, out) -> Non
 def encode_god_node(t, g, node, out) -> None:
     "The planes of node `node` of game `g`'s tree into `out` [5, 5, 36]."
     out[:] = 0.0
-    encode_god_position(t.heights[g, node], t.workers[g, node], t.player[g, node], t.gods[g], t.mark[g, node],
-                        t.steps[g, node], out)
+    encode_god_position(t.node_heights[g, node], t.node_workers[g, node], t.node_player[g, node], t.gods[g], t.node_mark[g, node],
+                        t.node_steps[g, node], out)
 
 # %% ../nbs/11c_god_engine.ipynb #6afc6b15
-@njit(cache=True)
-def select_god_edge(t, g, node, c_puct, fpu_value) -> int:
-    "The edge (pool index) of `node` with the highest PUCT score; ties go to the lowest sub-action."
-    first, sqrt_n = t.edge_start[g, node], math.sqrt(t.visits[g, node])
-    best, best_score = first, -np.inf
-    for e in range(first, first + t.edge_count[g, node]):
-        n = t.edge_visits[g, e]
-        q = t.edge_value_sum[g, e] / n if n > 0 else fpu_value
-        score = q + c_puct * t.edge_prior[g, e] * sqrt_n / (1 + n)
-        if score > best_score: best, best_score = e, score
-    return best
-
-@njit(cache=True)
-def expand_god_node(t, g, node, logits, value) -> None:
-    "Set `node`'s priors to the softmax of `logits` [126] over its legal sub-actions, and store its `value`."
-    first, count = t.edge_start[g, node], t.edge_count[g, node]
-    top = -np.inf
-    for e in range(first, first + count): top = max(top, np.float64(logits[t.edge_action[g, e]]))
-    if top == -np.inf:  # every legal logit is -inf: no preference
-        for e in range(first, first + count): t.edge_prior[g, e] = 1.0 / count
-    else:
-        total = 0.0
-        for e in range(first, first + count):
-            t.edge_prior[g, e] = math.exp(np.float64(logits[t.edge_action[g, e]]) - top)
-            total += t.edge_prior[g, e]
-        for e in range(first, first + count): t.edge_prior[g, e] /= total
-    t.value[g, node], t.expanded[g, node] = value, True
-
-@njit(cache=True)
-def god_backup(t, g, path_nodes, path_edges, depth, leaf_player, value) -> None:
-    "Add one visit and the leaf's `value` (for `leaf_player`) to the first `depth` (node, edge) pairs of the path."
-    for i in range(depth):
-        node, e = path_nodes[i], path_edges[i]
-        t.visits[g, node] += 1
-        t.edge_visits[g, e] += 1
-        t.edge_value_sum[g, e] += value if t.player[g, node] == leaf_player else -value
-
 @njit(cache=True)
 def god_descend(t, g, c_puct, fpu_value, path_nodes, path_edges, turns, wins) -> tuple:
     "Walk game `g`'s tree by PUCT from the root to a node not yet evaluated, or a finished game: (that node, path length)."
     node, depth = ROOT, 0
     while True:
-        e = select_god_edge(t, g, node, c_puct, fpu_value)
+        e = select_edge(t, g, node, c_puct, fpu_value)
         path_nodes[depth], path_edges[depth] = node, e
         depth += 1
         child = t.edge_child[g, e]
         if child == UNVISITED:  # first visit: the child joins the tree
             child = t.edge_child[g, e] = add_god_child(t, g, node, e, turns, wins)
-        if t.terminal[g, child] or not t.expanded[g, child]: return child, depth
+        if t.node_terminal[g, child] or not t.node_expanded[g, child]: return child, depth
         node = child
 
 # %% ../nbs/11c_god_engine.ipynb #55752897
@@ -304,13 +269,14 @@ class GodSlots(NamedTuple):
     leaf [B] int32                    the node waiting for an evaluation (ROOT: the root's own; NO_LEAF: none)
     path_nodes, path_edges [B, N] int32, path_length [B] int32   the walk down to that leaf
     evaluator [B, 2] int8             which evaluator (an index) searches for each player
-    noise [B, 126] float64            Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python)
+    noise [B, 126] float64            Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python) ...
+    noise_used [B] bool               ... once a root has used them (chapter 06's add_root_noise sets it)
     uniform [B] float64               a uniform draw for the next sub-action's choice (refilled by Python)
     decisions [B] int32               decisions made so far
     log_planes [B, L, 5, 5, 36] uint8, log_policy [B, L, 126] float32, log_legal [B, L, 126] bool,
-    log_value [B, L] float32, log_player [B, L] int8
-                                      each decision's root planes, visit distribution, legal sub-actions, root value
-                                      and player to move
+    log_value [B, L] float32, log_player [B, L] int8, log_action [B, L] int16
+                                      each decision's root planes, visit distribution, legal sub-actions, root value,
+                                      player to move and the sub-action played
     """
     active: np.ndarray
     over: np.ndarray
@@ -322,6 +288,7 @@ class GodSlots(NamedTuple):
     path_length: np.ndarray
     evaluator: np.ndarray
     noise: np.ndarray
+    noise_used: np.ndarray
     uniform: np.ndarray
     decisions: np.ndarray
     log_planes: np.ndarray
@@ -329,6 +296,7 @@ class GodSlots(NamedTuple):
     log_legal: np.ndarray
     log_value: np.ndarray
     log_player: np.ndarray
+    log_action: np.ndarray
 
 def empty_god_slots(batch: int, max_nodes: int, max_decisions: int) -> GodSlots:
     "Bookkeeping for `batch` empty slots."
@@ -338,10 +306,11 @@ def empty_god_slots(batch: int, max_nodes: int, max_decisions: int) -> GodSlots:
         simulations=np.zeros(b, np.int32), leaf=np.full(b, NO_LEAF, np.int32),
         path_nodes=np.zeros((b, n), np.int32), path_edges=np.zeros((b, n), np.int32),
         path_length=np.zeros(b, np.int32), evaluator=np.zeros((b, 2), np.int8),
-        noise=np.ones((b, N_GOD_ACTIONS), np.float64), uniform=np.zeros(b, np.float64),
+        noise=np.ones((b, N_GOD_ACTIONS), np.float64), noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64),
         decisions=np.zeros(b, np.int32), log_planes=np.zeros((b, l, SIZE, SIZE, N_GOD_PLANES), np.uint8),
         log_policy=np.zeros((b, l, N_GOD_ACTIONS), np.float32), log_legal=np.zeros((b, l, N_GOD_ACTIONS), np.bool_),
-        log_value=np.zeros((b, l), np.float32), log_player=np.zeros((b, l), np.int8))
+        log_value=np.zeros((b, l), np.float32), log_player=np.zeros((b, l), np.int8),
+        log_action=np.zeros((b, l), np.int16))
 
 # %% ../nbs/11c_god_engine.ipynb #94ac3ed6
 @njit(cache=True)
@@ -350,11 +319,11 @@ def select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes,
     waiting = 0
     for g in range(len(s.active)):
         if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF: continue
-        if not t.expanded[g, ROOT]: s.leaf[g], s.path_length[g] = ROOT, 0  # the root's own evaluation comes first
+        if not t.node_expanded[g, ROOT]: s.leaf[g], s.path_length[g] = ROOT, 0  # the root's own evaluation comes first
         while s.leaf[g] == NO_LEAF and s.simulations[g] < simulations:
             leaf, depth = god_descend(t, g, c_puct, fpu_value, s.path_nodes[g], s.path_edges[g], turns, wins)
-            if t.terminal[g, leaf]:
-                god_backup(t, g, s.path_nodes[g], s.path_edges[g], depth, t.player[g, leaf], t.terminal_value[g, leaf])
+            if t.node_terminal[g, leaf]:
+                backup(t, g, s.path_nodes[g], s.path_edges[g], depth, t.node_player[g, leaf], t.node_terminal_value[g, leaf])
                 s.simulations[g] += 1
             else: s.leaf[g], s.path_length[g] = leaf, depth
         if s.leaf[g] != NO_LEAF:
@@ -364,26 +333,16 @@ def select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes,
     return waiting
 
 @njit(cache=True)
-def add_god_noise(t, g, gamma, fraction) -> None:
-    "Mix Dirichlet noise (the Gamma draws `gamma`, normalised) into game `g`'s root priors: (1 - fraction) P + fraction * noise."
-    first, count = t.edge_start[g, ROOT], t.edge_count[g, ROOT]
-    total = 0.0
-    for i in range(count): total += gamma[i]
-    for i in range(count):
-        share = gamma[i] / total if total > 0 else 1.0 / count  # every draw underflowed: no preference
-        t.edge_prior[g, first + i] = (1 - fraction) * t.edge_prior[g, first + i] + fraction * share
-
-@njit(cache=True)
 def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None:
     "Expand the waiting leaf of each game `rows[i]` with `logits[i]`, `values[i]`; back it up (the root: add noise)."
     for i in range(count):
         g = rows[i]
         leaf = s.leaf[g]
-        expand_god_node(t, g, leaf, logits[i], np.float64(values[i]))
+        expand_node(t, g, leaf, logits[i], np.float64(values[i]))
         if leaf == ROOT:
-            if noise_fraction > 0: add_god_noise(t, g, s.noise[g], noise_fraction)
+            if noise_fraction > 0: add_root_noise(t, s, g, noise_fraction)  # chapter 06's
         else:
-            god_backup(t, g, s.path_nodes[g], s.path_edges[g], s.path_length[g], t.player[g, leaf], t.value[g, leaf])
+            backup(t, g, s.path_nodes[g], s.path_edges[g], s.path_length[g], t.node_player[g, leaf], t.node_value[g, leaf])
             s.simulations[g] += 1
         s.leaf[g] = NO_LEAF
 
@@ -391,24 +350,9 @@ def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None
 @njit(cache=True)
 def root_value(t, g) -> float:
     "Game `g`'s root's mean backed-up value, its own evaluation included, for its player to move (chapter 03's node_value)."
-    total, first = t.value[g, ROOT], t.edge_start[g, ROOT]
+    total, first = t.node_value[g, ROOT], t.edge_start[g, ROOT]
     for e in range(first, first + t.edge_count[g, ROOT]): total += t.edge_value_sum[g, e]
-    return total / t.visits[g, ROOT]
-
-@njit(cache=True)
-def chosen_edge(t, g, draw, uniform) -> int:
-    "The most visited root edge (ties to the lowest sub-action); if `draw`, one drawn by `uniform` in proportion to visits."
-    first, count = t.edge_start[g, ROOT], t.edge_count[g, ROOT]
-    best, total = first, 0
-    for e in range(first, first + count):
-        total += t.edge_visits[g, e]
-        if t.edge_visits[g, e] > t.edge_visits[g, best]: best = e
-    if not draw: return best
-    cumulative = 0.0
-    for e in range(first, first + count):
-        cumulative += t.edge_visits[g, e] / total
-        if t.edge_visits[g, e] > 0 and uniform < cumulative: return e
-    return best  # rounding left the total just under 1
+    return total / t.node_visits[g, ROOT]
 
 @njit(cache=True)
 def record_decision(t, s, g) -> None:
@@ -416,14 +360,14 @@ def record_decision(t, s, g) -> None:
     d = s.decisions[g]
     if d >= s.log_planes.shape[1]: return
     s.log_planes[g, d] = 0
-    encode_god_position(t.heights[g, ROOT], t.workers[g, ROOT], t.player[g, ROOT], t.gods[g], t.mark[g, ROOT],
-                        t.steps[g, ROOT], s.log_planes[g, d])
+    encode_god_position(t.node_heights[g, ROOT], t.node_workers[g, ROOT], t.node_player[g, ROOT], t.gods[g], t.node_mark[g, ROOT],
+                        t.node_steps[g, ROOT], s.log_planes[g, d])
     s.log_policy[g, d], s.log_legal[g, d] = 0.0, False
     first, count = t.edge_start[g, ROOT], t.edge_count[g, ROOT]
     for e in range(first, first + count):
-        s.log_policy[g, d, t.edge_action[g, e]] = t.edge_visits[g, e] / (t.visits[g, ROOT] - 1)
+        s.log_policy[g, d, t.edge_action[g, e]] = t.edge_visits[g, e] / (t.node_visits[g, ROOT] - 1)
         s.log_legal[g, d, t.edge_action[g, e]] = True
-    s.log_value[g, d], s.log_player[g, d] = root_value(t, g), t.player[g, ROOT]
+    s.log_value[g, d], s.log_player[g, d] = root_value(t, g), t.node_player[g, ROOT]
 
 @njit(cache=True)
 def play_god_decisions(t, s, simulations, temperature_decisions, max_decisions, turns, wins) -> None:
@@ -431,17 +375,18 @@ def play_god_decisions(t, s, simulations, temperature_decisions, max_decisions, 
     for g in range(len(s.active)):
         if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF or s.simulations[g] < simulations: continue
         record_decision(t, s, g)
-        e = chosen_edge(t, g, s.decisions[g] < temperature_decisions, s.uniform[g])
+        e = choose_edge(t, g, 1.0 if s.decisions[g] < temperature_decisions else 0.0, s.uniform[g])  # chapter 06's
+        if s.decisions[g] < s.log_action.shape[1]: s.log_action[g, s.decisions[g]] = t.edge_action[g, e]
         child = t.edge_child[g, e]
         if child == UNVISITED: child = add_god_child(t, g, ROOT, e, turns, wins)
         s.decisions[g] += 1
         s.simulations[g] = 0
-        if t.terminal[g, child]:  # +1: the child's player has won (mid-turn); -1: the child's player has lost
-            s.over[g], s.winner[g] = True, t.player[g, child] if t.terminal_value[g, child] > 0 else 1 - t.player[g, child]
+        if t.node_terminal[g, child]:  # +1: the child's player has won (mid-turn); -1: the child's player has lost
+            s.over[g], s.winner[g] = True, t.node_player[g, child] if t.node_terminal_value[g, child] > 0 else 1 - t.node_player[g, child]
         elif s.decisions[g] >= max_decisions: s.over[g], s.winner[g] = True, -1
         else:
-            set_god_root(t, g, t.heights[g, child].copy(), t.workers[g, child].copy(), t.player[g, child],
-                         t.mark[g, child], t.won[g, child], t.steps[g, child].copy(), turns, wins)
+            set_god_root(t, g, t.node_heights[g, child].copy(), t.node_workers[g, child].copy(), t.node_player[g, child],
+                         t.node_mark[g, child], t.node_won[g, child], t.node_steps[g, child].copy(), turns, wins)
 
 # %% ../nbs/11c_god_engine.ipynb #8b0725ac
 BatchEvaluator = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # planes [K, 5, 5, 36] -> (logits [K, 126], values [K])
@@ -469,6 +414,7 @@ class FinishedGodGame(NamedTuple):
     legal: np.ndarray  # [D, 126] bool: its legal sub-actions
     root_value: np.ndarray  # [D] float32: its search value, for its player to move
     player: np.ndarray  # [D] int8: its player to move
+    action: np.ndarray  # [D] int16: the sub-action played
 
 @dataclass
 class EngineStats:
@@ -505,7 +451,7 @@ def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluator
     "Logits [count, 126] and values [count] of the waiting leaves, each evaluator called once for the leaves that are its."
     logits, values = np.zeros((count, N_GOD_ACTIONS), np.float32), np.zeros(count, np.float32)
     games = rows[:count]
-    whose = s.evaluator[games, t.player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
+    whose = s.evaluator[games, t.node_player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
     for number, evaluate in enumerate(evaluators):
         mine = np.flatnonzero(whose == number)
         if len(mine) == 0: continue
@@ -519,7 +465,7 @@ def collect(s: GodSlots, g: int, index: int) -> FinishedGodGame:
     d = min(int(s.decisions[g]), s.log_planes.shape[1])
     return FinishedGodGame(index, int(s.winner[g]), int(s.decisions[g]), s.log_planes[g, :d].copy(),
                            s.log_policy[g, :d].copy(), s.log_legal[g, :d].copy(), s.log_value[g, :d].copy(),
-                           s.log_player[g, :d].copy())
+                           s.log_player[g, :d].copy(), s.log_action[g, :d].copy())
 
 # %% ../nbs/11c_god_engine.ipynb #cb046a72
 def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluator], config: GodEngineConfig,
@@ -539,7 +485,9 @@ def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluato
             fill_slot(t, s, g, start, turns, wins)
             index[g], next_index = next_index, next_index + 1
         if not s.active.any(): break
-        if config.dirichlet_fraction > 0: s.noise[:] = rng.gamma(config.dirichlet_alpha, 1.0, s.noise.shape)
+        used = np.flatnonzero(s.noise_used)  # fresh noise for the roots that have consumed theirs
+        if config.dirichlet_fraction > 0 and len(used):
+            s.noise[used], s.noise_used[used] = rng.gamma(config.dirichlet_alpha, 1.0, (len(used), N_GOD_ACTIONS)), False
         s.uniform[:] = rng.random(slots)
         count = select_god_leaves(t, s, config.simulations, config.c_puct, config.fpu_value, turns, wins, planes, rows)
         if count:
@@ -565,7 +513,7 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
         heights, workers, player, gods, mark, won, steps = god_node_arrays(node)
         t.gods[g] = gods
         set_god_root(t, g, heights, workers, player, mark, won, steps, turns, wins)
-        if t.terminal[g, ROOT]: raise ValueError(f"node {g} is a finished game: nothing to search")
+        if t.node_terminal[g, ROOT]: raise ValueError(f"node {g} is a finished game: nothing to search")
         s.active[g] = True
     planes, rows = np.zeros((len(nodes), SIZE, SIZE, N_GOD_PLANES), np.float32), np.zeros(len(nodes), np.int64)
     while count := select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows):
@@ -606,6 +554,10 @@ def compiled_god_selfplay(model: GodNet, config: GodRunConfig, games: int, rng: 
                       "mean_batch": stats.leaves / max(1, stats.calls),
                       "first_player_wins": sum(g.winner == 0 for g in finished),
                       "draws": sum(g.winner < 0 for g in finished)}
+
+def train_gods(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None) -> RunDirectory:
+    "Chapter 10b's loop with the self-play its setting `engine` names: this engine, or chapter 10b's readable one."
+    return run_god_training(run_dir, config, progress, compiled_god_selfplay if config.engine == "compiled" else god_selfplay)
 
 # %% ../nbs/11c_god_engine.ipynb #be42aab6
 def strength_starts(matchups: Sequence[tuple[str, str]], openings: int, seed: int) -> tuple[list[GodStart], list[tuple[int, int]]]:

@@ -24,7 +24,8 @@ from .arena import wilson_interval
 from .config import LIMITS, apply_overrides, check_settings, config_to_dict
 from .encoding import CELL_SOURCES
 from .files import atomic_path
-from .god_encoding import (GOD_ACTION_PERMUTATIONS, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_nodes)
+from .god_encoding import (GOD_ACTION_PERMUTATIONS, GOD_PLANE_NAMES, N_GOD_ACTIONS, N_GOD_PLANES, GodNode,
+                                       encode_nodes)
 from .god_search import (GodTreeNode, god_search_player, play_god_match, random_god_opening,
                                      terminal_value)
 from .gods import GODS
@@ -36,19 +37,32 @@ from .rundir import Record, RunDirectory, RunError, append_record, locked
 from .trainer import TrainConfig, Trainer
 
 # %% auto #0
-__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'GOD_LIMITS', 'GOD_ENGINES', 'GodNet', 'save_god_checkpoint',
-           'load_god_checkpoint', 'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch', 'run_god_searches',
-           'GodRunConfig', 'GodGame', 'visit_distribution', 'new_god_game', 'play_decision', 'game_examples',
-           'god_selfplay', 'augment_god', 'GodReplayBuffer', 'check_god_config', 'god_config', 'god_iteration_line',
-           'selfplay_engine', 'run_god_training', 'latest_god_checkpoint', 'god_strength', 'strength_table']
+__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'GOD_LIMITS', 'GOD_ENGINES', 'GodSelfPlay', 'localise_gods', 'GodNet',
+           'save_god_checkpoint', 'load_god_checkpoint', 'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch',
+           'run_god_searches', 'GodRunConfig', 'GodGame', 'visit_distribution', 'new_god_game', 'play_decision',
+           'game_examples', 'god_selfplay', 'augment_god', 'GodReplayBuffer', 'check_god_config', 'god_config',
+           'god_iteration_line', 'run_god_training', 'latest_god_checkpoint', 'god_strength', 'strength_table']
 
 # %% ../nbs/10b_god_training.ipynb #7abbd8c1
+_MY_GODS = slice(GOD_PLANE_NAMES.index("MY_MORTAL"), GOD_PLANE_NAMES.index("MY_MORTAL") + len(GODS))
+_THEIR_GODS = slice(GOD_PLANE_NAMES.index("THEIR_MORTAL"), GOD_PLANE_NAMES.index("THEIR_MORTAL") + len(GODS))
+
+def localise_gods(planes: torch.Tensor) -> torch.Tensor:
+    "Planes [B, 5, 5, 36] with my god's planes kept only on my workers' cells, and their god's only on theirs."
+    mine, theirs = planes[..., 5:7].sum(-1, keepdim=True), planes[..., 7:9].sum(-1, keepdim=True)
+    return torch.cat([planes[..., :_MY_GODS.start], planes[..., _MY_GODS] * mine, planes[..., _THEIR_GODS] * theirs,
+                      planes[..., _THEIR_GODS.stop:]], dim=-1)
+
 class GodNet(SantoriniNet):
     "Chapter 04's network for god nodes: planes [B, 5, 5, 36] float32 -> (sub-action logits [B, 126], value [B] in [-1, 1])."
     def __init__(self, config: NetConfig = NetConfig(32, 3)):
         super().__init__(config)
         self.stem = ConvBN(N_GOD_PLANES, config.channels, 3)  # 36 planes in, not chapter 02's 9
         self.policy_fc = nn.Linear(2 * BOARD * BOARD, N_GOD_ACTIONS)  # 126 sub-actions out, not 153 actions
+
+    def trunk(self, planes: torch.Tensor) -> torch.Tensor:
+        "Chapter 04's trunk, reading the god planes on the workers' cells (`localise_gods`)."
+        return super().trunk(localise_gods(planes))
 
 # %% ../nbs/10b_god_training.ipynb #083830e4
 GOD_CHECKPOINT_FORMAT = "santorini_az.god_network"
@@ -290,16 +304,20 @@ def god_iteration_line(iteration: int, values: dict) -> str:
             f"policy {values['policy_loss']:.3f}, value {values['value_loss']:.3f}")
 
 # %% ../nbs/10b_god_training.ipynb #e2ff0e71
-def selfplay_engine(name: str) -> Callable[..., tuple[Examples, dict]]:
-    "The self-play function the setting `engine` names: this chapter's `god_selfplay`, or chapter 11c's compiled one."
-    if name == "python": return god_selfplay
-    from santorini_az.god_engine import compiled_god_selfplay  # chapter 11c builds on this chapter: imported when asked
-    return compiled_god_selfplay
+GodSelfPlay = Callable[..., tuple[Examples, dict]]  # (model, config, games, rng, progress) -> (examples, statistics)
 
-def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None) -> RunDirectory:
-    "Train a `GodNet` by self-play on sampled match-ups in the new run directory `run_dir`; a checkpoint per iteration."
+def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None,
+                     selfplay: GodSelfPlay | None = None) -> RunDirectory:
+    """Train a `GodNet` by self-play on sampled match-ups in the new run directory `run_dir`; a checkpoint per iteration.
+    `selfplay` plays each iteration's games: this chapter's `god_selfplay` (`engine="python"`), or the compiled engine
+    that chapter 11c's `train_gods` (and `santorini_az train --preset gods`) hands over."""
     run, progress = RunDirectory(run_dir), progress or Progress()
     check_god_config(config)
+    if selfplay is None:
+        if config.engine != "python":
+            raise ValueError(f"setting 'engine'={config.engine!r} is chapter 11c's engine: train with "
+                             "santorini_az.god_engine.train_gods, or give engine=python")
+        selfplay = god_selfplay
     if run.root.exists() and not run.root.is_dir(): raise RunError(f"{run.root} is not a directory")
     with locked(run):
         if run.exists() or run.records_path.exists():
@@ -309,7 +327,6 @@ def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progre
         torch.manual_seed(config.seed)
         rng, sample_rng = random.Random(config.seed), np.random.default_rng(config.seed)
         model, buffer = GodNet(config.net), GodReplayBuffer(config.replay_capacity)
-        selfplay = selfplay_engine(config.engine)
         planned = config.iterations or 1_000_000  # 0: until the time budget is spent
         trainer = Trainer(model, config.train, total_steps=planned * config.train.steps_per_iteration)
         started, last = time.time(), 0.0

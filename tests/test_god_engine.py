@@ -8,10 +8,11 @@ import torch
 from santorini_az.god_alphabeta import turn_buffers
 from santorini_az.god_encoding import (N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_node, legal_sub_actions,
                                        play_sub_action, prefix_nodes, random_god_positions)
-from santorini_az.god_engine import (ROOT, GodEngineConfig, add_god_child, add_god_noise, chosen_edge,
-                                     compiled_god_selfplay, compiled_god_strength, compiled_root, encode_god_node,
-                                     expand_god_node, network_batch_evaluator, root_edges, run_god_games,
-                                     search_god_nodes, uniform_batch_evaluator)
+from santorini_az.engine import add_root_noise, choose_edge, expand_node
+from santorini_az.god_engine import (ROOT, GodEngineConfig, add_god_child, compiled_god_selfplay,
+                                     compiled_god_strength, compiled_root, empty_god_slots, encode_god_node,
+                                     network_batch_evaluator, root_edges, run_god_games, search_god_nodes,
+                                     uniform_batch_evaluator)
 from santorini_az.god_search import GodTreeNode, god_search, random_god_opening
 from santorini_az.god_training import GodNet, GodRunConfig, god_network_evaluator, god_strength
 from santorini_az.gods import GODS
@@ -54,7 +55,7 @@ def test_every_node_child_and_plane_equals_the_readable_tree(nodes):
     mid_turn = 0
     for node in nodes:
         tree, readable = compiled_root(node), GodTreeNode(node)
-        assert bool(tree.terminal[0, ROOT]) == readable.is_terminal, node
+        assert bool(tree.node_terminal[0, ROOT]) == readable.is_terminal, node
         if readable.is_terminal: continue
         mid_turn += bool(node.steps)
         assert root_edges(tree) == legal_sub_actions(node), node
@@ -64,7 +65,7 @@ def test_every_node_child_and_plane_equals_the_readable_tree(nodes):
         for e, action in enumerate(root_edges(tree)):
             child = add_god_child(tree, 0, ROOT, tree.edge_start[0, ROOT] + e, *buffers)
             after = GodTreeNode(play_sub_action(node, action))
-            assert bool(tree.terminal[0, child]) == after.is_terminal, (node, action)
+            assert bool(tree.node_terminal[0, child]) == after.is_terminal, (node, action)
             if after.is_terminal: continue
             first, count = tree.edge_start[0, child], tree.edge_count[0, child]
             assert tree.edge_action[0, first:first + count].tolist() == after.actions, (node, action)
@@ -129,23 +130,41 @@ def test_a_game_stopped_by_length_is_a_draw():
     assert [g.winner for g in games] == [-1, -1] and [g.decisions for g in games] == [5, 5]
 
 
-def test_choice_of_the_sub_action():
+def test_chapter_06s_choice_on_the_god_tree():
     tree = compiled_root(GodNode(random_god_opening(("demeter", "pan"), random.Random(4))))
     first, count = tree.edge_start[0, ROOT], tree.edge_count[0, ROOT]
     tree.edge_visits[0, first:first + count] = 0
     tree.edge_visits[0, first + 2], tree.edge_visits[0, first + 5], tree.edge_visits[0, first + 7] = 3, 5, 5
-    assert chosen_edge(tree, 0, False, 0.0) == first + 5  # the most visited, ties to the lowest sub-action
-    assert chosen_edge(tree, 0, True, 0.0) == first + 2  # a draw of 0: the first edge with visits
-    assert chosen_edge(tree, 0, True, 0.25) == first + 5  # 3/13 < 0.25 < 8/13
-    assert chosen_edge(tree, 0, True, 0.9999) == first + 7
+    assert choose_edge(tree, 0, 0.0, 0.0) == first + 5  # the most visited, ties to the lowest sub-action
+    assert choose_edge(tree, 0, 1.0, 0.0) == first + 2  # a draw of 0: the first edge with visits
+    assert choose_edge(tree, 0, 1.0, 0.25) == first + 5  # 3/13 < 0.25 < 8/13
+    assert choose_edge(tree, 0, 1.0, 0.9999) == first + 7
 
 
-def test_root_noise_keeps_a_distribution():
+def test_chapter_06s_root_noise_on_the_god_tree():
     tree = compiled_root(GodNode(random_god_opening(("atlas", "minotaur"), random.Random(2))))
-    count = tree.edge_count[0, ROOT]
-    expand_god_node(tree, 0, ROOT, np.zeros(N_GOD_ACTIONS, np.float32), 0.0)
-    add_god_noise(tree, 0, np.random.default_rng(0).gamma(0.3, 1.0, N_GOD_ACTIONS), 0.25)
+    slots, count = empty_god_slots(1, 2, 1), tree.edge_count[0, ROOT]
+    expand_node(tree, 0, ROOT, np.zeros(N_GOD_ACTIONS, np.float32), 0.0)
+    slots.noise[0] = np.random.default_rng(0).gamma(0.3, 1.0, N_GOD_ACTIONS)
+    add_root_noise(tree, slots, 0, 0.25)
     priors = tree.edge_prior[0, :count]
     assert np.isclose(priors.sum(), 1) and priors.min() >= 0.75 / count - 1e-12 and priors.std() > 0
-    add_god_noise(tree, 0, np.zeros(N_GOD_ACTIONS), 1.0)  # every draw underflowed: uniform
-    assert np.allclose(tree.edge_prior[0, :count], 1 / count)
+    assert slots.noise_used[0]
+
+
+def test_a_game_replays_through_the_readable_rules():
+    rng = random.Random(6)
+    starts = [(random_god_opening((rng.choice(GODS), rng.choice(GODS)), rng), (0, 0)) for _ in range(12)]
+    torch.manual_seed(3)
+    evaluate = network_batch_evaluator(GodNet(NetConfig(8, 1)))
+    config = GodEngineConfig(simulations=8, dirichlet_fraction=0.25, temperature_decisions=6, games_in_flight=5)
+    for game in run_god_games(starts, [evaluate], config, np.random.default_rng(0)):
+        node = GodNode(starts[game.index][0])
+        for d in range(game.decisions):
+            assert np.array_equal(game.planes[d], encode_node(node).astype(np.uint8)), (game.index, d)
+            assert np.array_equal(np.flatnonzero(game.legal[d]), legal_sub_actions(node)), (game.index, d)
+            assert game.player[d] == node.player and game.policy[d, game.action[d]] > 0
+            node = play_sub_action(node, int(game.action[d]))
+        readable = GodTreeNode(node)
+        assert readable.is_terminal  # the game ended where the readable rules end it: won mid-turn by the mover, ...
+        assert game.winner == (node.player if node.steps else 1 - node.player)  # ... or lost by the player to move

@@ -29,6 +29,7 @@ from .god_training import GodNet, GodRunConfig, god_selfplay, run_god_training
 from .gods import GODS, GodState
 from .progress import Progress
 from .replay import Examples
+from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE',

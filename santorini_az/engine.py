@@ -29,8 +29,9 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'prior_logit', 'gumbel_scores', 'improved_policy', 'start_gumbel', 'keep_best', 'gumbel_edge',
            'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaves',
            'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord',
-           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'available_cores',
-           'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools', 'play_games']
+           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'root_value',
+           'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
+           'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -959,9 +960,11 @@ class LinearEvaluator:
 
 # %% ../nbs/06_engine.ipynb #a88eef3f
 def search_batch(states: Sequence[State], evaluate: Evaluator, config: SearchConfig | None = None,
-                 rng: np.random.Generator | None = None, gumbel_draws: np.ndarray | None = None) -> SelfPlay:
+                 rng: np.random.Generator | None = None, gumbel_draws: np.ndarray | None = None,
+                 keep_going: Callable[[], bool] | None = None) -> SelfPlay:
     """The engine after searching each of `states` (in slot i: states[i]) with `config.simulations` simulations, in
-    one batch. `gumbel_draws` [n, >= edges]: the Gumbel draws of each root (default: drawn from `rng`)."""
+    one batch. `gumbel_draws` [n, >= edges]: the Gumbel draws of each root (default: drawn from `rng`).
+    `keep_going`, asked before every round of leaves, can end the search early (a clock, a stop)."""
     config = config or SearchConfig()
     engine = SelfPlay(evaluate, config, slots=len(states), rng=rng)
     for slot, state in enumerate(states):
@@ -970,7 +973,7 @@ def search_batch(states: Sequence[State], evaluate: Evaluator, config: SearchCon
     tree, games, c = engine.tree, engine.games, config
     if gumbel_draws is not None:
         games.gumbel[:, :gumbel_draws.shape[1]], games.gumbel_used[:] = gumbel_draws[:, :MAX_LEGAL], False
-    while True:
+    while keep_going is None or keep_going():
         if engine.noise_fraction > 0:
             used = np.flatnonzero(games.noise_used)
             games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
@@ -991,10 +994,15 @@ def search_positions(states: Sequence[State], evaluate: Evaluator, config: Searc
     for slot in range(len(states)):
         first, count = tree.edge_start[slot, 0], tree.edge_count[slot, 0]
         counts[slot, tree.edge_action[slot, first:first + count]] = tree.edge_visits[slot, first:first + count]
-        total = float(tree.node_value[slot, 0])
-        for w in tree.edge_value_sum[slot, first:first + count].tolist(): total += w  # left to right, as mcts sums
-        values[slot] = total / tree.node_visits[slot, 0]
+        values[slot] = root_value(tree, slot)
     return counts, values
+
+def root_value(tree: Tree, g: int) -> float:
+    "The search's value of game `g`'s root for its player to move: its own evaluation and every backed-up value, averaged."
+    first, count = tree.edge_start[g, 0], tree.edge_count[g, 0]
+    total = float(tree.node_value[g, 0])
+    for w in tree.edge_value_sum[g, first:first + count].tolist(): total += w  # left to right, as mcts sums
+    return total / tree.node_visits[g, 0]
 
 # %% ../nbs/06_engine.ipynb #f77319fc
 def available_cores() -> int:

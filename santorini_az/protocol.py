@@ -23,6 +23,8 @@ from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
 from .arena import wilson_interval
 from .encoding import action_from_index
+from .engine import UNVISITED, Tree, root_value, search_batch
+from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
 from .game import State, initial_state, random_openings
 from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
@@ -35,9 +37,10 @@ from .notation import NotationError, format_action, format_position, parse_actio
 
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
-           'GodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text', 'winner_of',
-           'play_move_text', 'info_line', 'EngineSession', 'engine_command', 'EngineProcess', 'EngineMatch',
-           'play_game', 'play_match', 'match_command']
+           'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'ProtocolError', 'parse_gods',
+           'parse_any_position', 'position_text', 'winner_of', 'play_move_text', 'info_line', 'EngineSession',
+           'alphazero_searcher', 'engine_command', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
+           'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -84,6 +87,44 @@ class AlphaZeroSearcher:
         action = search.choose_action() if any(root.visits) else root.actions[0]
         return SearchResult(action, round(1000 * search.root_value()), len(pv), search.simulations_done,
                             time.perf_counter() - start, pv or [action])
+
+# %% ../nbs/30_protocol.ipynb #e48d261a
+def principal_variation(tree: Tree, g: int = 0) -> list[int]:
+    "The most visited action from game `g`'s root, then from its child, and so on while the child was visited."
+    pv, node = [], 0
+    while tree.edge_count[g, node] > 0:
+        first, count = tree.edge_start[g, node], tree.edge_count[g, node]
+        visits = tree.edge_visits[g, first:first + count]
+        if visits.max() == 0: break
+        edge = first + int(np.argmax(visits))  # ties: the first legal action
+        pv.append(int(tree.edge_action[g, edge]))
+        node = tree.edge_child[g, edge]
+        if node == UNVISITED: break
+    return pv
+
+class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
+    "`AlphaZeroSearcher` on chapter 6's compiled tree: `evaluate` takes planes [B, 5, 5, 9], as a network does."
+
+    def __init__(self, evaluate: Evaluator = uniform_planes_evaluator, simulations: int = 200, seed: int = 0):
+        super().__init__(evaluate, simulations, seed)
+
+    def search(self, state: State, nodes: int | None = None, movetime: float | None = None,
+               on_iteration: Callable[[SearchResult], None] | None = None, reset_stop: bool = True) -> SearchResult:
+        "Search `state` with `nodes` simulations (default `simulations`), or for `movetime` seconds, or until stopped."
+        if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
+        if reset_stop: self._stop.clear()
+        budget = nodes or (MOVETIME_SIMULATIONS if movetime or nodes == 0 else self.simulations)
+        start = time.perf_counter()
+        def keep_going() -> bool:
+            return not self._stop.is_set() and not (movetime and time.perf_counter() - start > movetime)
+        config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
+        engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
+        pv = principal_variation(engine.tree) or [state.legal_actions()[0]]  # stopped before its first simulation
+        result = SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
+                              time.perf_counter() - start, pv)
+        if on_iteration: on_iteration(result)
+        return result
+
 
 # %% ../nbs/30_protocol.ipynb #127b7fc1
 AFTER_STOP_SIMULATIONS = 16  # simulations for each decision left in a turn once the clock or a stop has cut the search
@@ -143,6 +184,7 @@ GodSearcher._decide, GodSearcher.search = _decide, _search_god
 # %% ../nbs/30_protocol.ipynb #c8438080
 OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "Engine": ("combo", "alphabeta", "var alphabeta var alphazero"),
+    "Search": ("combo", "compiled", "var compiled var readable"),  # alphazero: chapter 6's tree, or chapter 3's search
     "Checkpoint": ("string", "", ""),  # a network checkpoint for alphazero; empty = the uniform prior
     "Simulations": ("spin", 200, "min 1 max 1000000"),  # alphazero: simulations for a plain `go`
     "Depth": ("spin", 6, "min 1 max 64"),  # alphabeta: depth for a plain `go`
@@ -293,13 +335,10 @@ def _set_option(self, args):
         value = int(value)
         low, high = (int(x) for x in OPTIONS[name][2].split()[1::2])
         if not low <= value <= high: raise ProtocolError(f"option {name} must be from {low} to {high}, got {value}")
-    if name == "Engine" and value not in ("alphabeta", "alphazero"):
-        raise ProtocolError(f"option Engine must be alphabeta or alphazero, got {value!r}")
-    if name in ("Checkpoint", "Threads") and (value if name == "Checkpoint" else self.options["Checkpoint"]):
-        evaluate = checkpoint_evaluator(value if name == "Checkpoint" else self.options["Checkpoint"],
-                                        value if name == "Threads" else self.options["Threads"])
-        self.alphazero = AlphaZeroSearcher(evaluate)
-    elif name == "Checkpoint": self.alphazero = None
+    if kind == "combo" and value not in (choices := OPTIONS[name][2].split()[1::2]):
+        raise ProtocolError(f"option {name} must be {' or '.join(choices)}, got {value!r}")
+    if name in ("Checkpoint", "Threads", "Search"):  # made now, so that a checkpoint that cannot be read is refused now
+        self.alphazero = alphazero_searcher({**self.options, name: value})
     if name in ("Hash", "Brain"): self.alphabeta = None
     if name == "Hash": self.god_alphabeta = None
     self.options[name] = value
@@ -307,6 +346,16 @@ def _set_option(self, args):
 EngineSession._cmd_setoption = _set_option
 
 # %% ../nbs/30_protocol.ipynb #eb28edaf
+def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
+    """The AlphaZero searcher the options (Search, Checkpoint, Threads) name: chapter 6's compiled tree with the
+    network on ONNX Runtime, or chapter 3's readable search with it on torch; the uniform prior without a Checkpoint."""
+    checkpoint, threads = options["Checkpoint"], max(1, options["Threads"])
+    if options["Search"] == "readable":
+        return AlphaZeroSearcher(checkpoint_evaluator(checkpoint, threads) if checkpoint else uniform_evaluator)
+    if not checkpoint: return CompiledAlphaZeroSearcher(uniform_planes_evaluator)
+    from santorini_az.export import onnx_factory  # chapter 31: the checkpoint exported to ONNX once, then loaded
+    return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads)())
+
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."
     if self.options["Engine"] == "alphabeta":
@@ -314,7 +363,7 @@ def _searcher(self):
             brain = self.options["Brain"] or None
             self.alphabeta = AlphaBeta(AlphaBetaConfig(hash_mb=self.options["Hash"], brain=brain))
         return self.alphabeta
-    if self.alphazero is None: self.alphazero = AlphaZeroSearcher(uniform_evaluator)
+    if self.alphazero is None: self.alphazero = alphazero_searcher(self.options)
     return self.alphazero
 
 def _god_searcher(self) -> GodAlphaBeta | GodSearcher:

@@ -119,10 +119,28 @@ def test_alphazero_movetime_is_a_time_budget(engine):
     assert engine.process.wait(10) == 0
 
 
+@pytest.mark.parametrize("search", ["compiled", "readable"])
+def test_alphazero_with_the_champion_on_either_search(engine, search):
+    "Both searches behind `Engine alphazero` load a checkpoint (the compiled one through its ONNX export) and obey nodes."
+    from santorini_az.arena import CHAMPION
+    engine.send("setoption name Engine value alphazero")
+    engine.send(f"setoption name Search value {search}")
+    engine.send(f"setoption name Checkpoint value {CHAMPION}")
+    engine.send("isready")
+    assert engine.read(timeout=120) == "readyok"
+    engine.send("position fen 0000000230000000000000000/1/C4,A1/E1,E2")  # C4 on level 2 beside a level-3 tower
+    engine.send("go nodes 64")
+    *lines, bestmove = engine.until("bestmove")
+    assert "nodes 64" in lines[-1] and bestmove.startswith("bestmove C4>D4^"), (lines, bestmove)  # the win
+    engine.send("quit")
+    assert engine.process.wait(10) == 0
+
+
 @pytest.mark.parametrize("command", [
     "hello", "go depth -1", "go nodes", "go sideways 3", "position", "position startpos moves C3 C3",
     "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",
     "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
+    "setoption name Search value fast",
     "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"])
 def test_a_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine, command):
     engine.send(command)

@@ -11,6 +11,7 @@ import math
 import random
 import time
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Sequence
 
@@ -25,7 +26,8 @@ from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, gene
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, GOD_PLANE_NAMES, MOVE_OFFSET,
                                        N_GOD_ACTIONS, N_GOD_PLANES, GodNode, sub_action)
 from .god_search import random_god_opening
-from .god_training import GodNet, GodRunConfig, god_selfplay, run_god_training
+from .god_training import (GodNet, GodRunConfig, god_network_evaluator, god_selfplay, load_god_checkpoint,
+                                       run_god_training)
 from .gods import GODS, GodState
 from .progress import Progress
 from .replay import Examples
@@ -33,14 +35,14 @@ from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE',
-           'BUILT_PLANE', 'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GodTree', 'empty_god_tree', 'step_count',
-           'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child', 'god_node_arrays',
-           'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend', 'GodSlots',
-           'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
+           'BUILT_PLANE', 'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GOD_CHAMPION', 'GodTree', 'empty_god_tree',
+           'step_count', 'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child',
+           'god_node_arrays', 'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend',
+           'GodSlots', 'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
            'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'FinishedGodGame', 'EngineStats',
            'GodEngineConfig', 'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits',
            'search_god_nodes', 'engine_config', 'game_results', 'compiled_god_selfplay', 'train_gods',
-           'strength_starts', 'compiled_god_strength']
+           'strength_starts', 'compiled_god_strength', 'god_champion_evaluator']
 
 # %% ../nbs/11c_god_engine.ipynb #f4d8cdd6
 ROOT = 0  # node index of every tree's root
@@ -583,3 +585,10 @@ def compiled_god_strength(evaluate: BatchEvaluator, matchups: Sequence[tuple[str
         row, network = owners[game.index]
         points[row] += 0.5 if game.winner < 0 else float(game.winner == network)
     return [{"gods": list(gods), "network": points[row], "games": 4 * openings} for row, gods in enumerate(matchups)]
+
+# %% ../nbs/11c_god_engine.ipynb #37f32998
+GOD_CHAMPION = Path(str(files("santorini_az") / "models" / "god_champion.safetensors"))  # the god network the course ships
+
+def god_champion_evaluator() -> Callable[[GodNode], tuple[list[float], float]]:
+    "Chapter 03b's evaluator (one node -> (126 logits, value)) from the shipped god network."
+    return god_network_evaluator(load_god_checkpoint(GOD_CHAMPION)[0])

@@ -39,8 +39,8 @@ from .notation import NotationError, format_action, format_position, parse_actio
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
            'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'ProtocolError', 'parse_gods',
            'parse_any_position', 'position_text', 'winner_of', 'play_move_text', 'info_line', 'EngineSession',
-           'alphazero_searcher', 'engine_command', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
-           'match_command']
+           'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineProcess', 'EngineMatch', 'play_game',
+           'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -107,6 +107,7 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
 
     def __init__(self, evaluate: Evaluator = uniform_planes_evaluator, simulations: int = 200, seed: int = 0):
         super().__init__(evaluate, simulations, seed)
+        search_batch([initial_state()], evaluate, SearchConfig(simulations=1))  # numba loads its code now, off the clock
 
     def search(self, state: State, nodes: int | None = None, movetime: float | None = None,
                on_iteration: Callable[[SearchResult], None] | None = None, reset_stop: bool = True) -> SearchResult:
@@ -119,7 +120,7 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
             return not self._stop.is_set() and not (movetime and time.perf_counter() - start > movetime)
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
-        pv = principal_variation(engine.tree) or [state.legal_actions()[0]]  # stopped before its first simulation
+        pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
         result = SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
                               time.perf_counter() - start, pv)
         if on_iteration: on_iteration(result)
@@ -186,6 +187,7 @@ OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "Engine": ("combo", "alphabeta", "var alphabeta var alphazero"),
     "Search": ("combo", "compiled", "var compiled var readable"),  # alphazero: chapter 6's tree, or chapter 3's search
     "Checkpoint": ("string", "", ""),  # a network checkpoint for alphazero; empty = the uniform prior
+    "GodCheckpoint": ("string", "champion", ""),  # alphazero on god positions: a god network; champion = the shipped one
     "Simulations": ("spin", 200, "min 1 max 1000000"),  # alphazero: simulations for a plain `go`
     "Depth": ("spin", 6, "min 1 max 64"),  # alphabeta: depth for a plain `go`
     "Threads": ("spin", 1, "min 1 max 256"),  # torch threads for alphazero (alphabeta uses one core)
@@ -337,8 +339,10 @@ def _set_option(self, args):
         if not low <= value <= high: raise ProtocolError(f"option {name} must be from {low} to {high}, got {value}")
     if kind == "combo" and value not in (choices := OPTIONS[name][2].split()[1::2]):
         raise ProtocolError(f"option {name} must be {' or '.join(choices)}, got {value!r}")
-    if name in ("Checkpoint", "Threads", "Search"):  # made now, so that a checkpoint that cannot be read is refused now
-        self.alphazero = alphazero_searcher({**self.options, name: value})
+    settings = {**self.options, name: value}  # searchers are made now: a checkpoint that cannot be read is refused now
+    if name in ("Checkpoint", "Threads", "Search"): self.alphazero = alphazero_searcher(settings)
+    if name == "GodCheckpoint": self.god_searcher = god_searcher(value, settings["Threads"])
+    if name == "Threads": self.god_searcher = None  # made again, with the new threads, when a god position needs it
     if name in ("Hash", "Brain"): self.alphabeta = None
     if name == "Hash": self.god_alphabeta = None
     self.options[name] = value
@@ -356,6 +360,17 @@ def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     from santorini_az.export import onnx_factory  # chapter 31: the checkpoint exported to ONNX once, then loaded
     return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads)())
 
+def god_searcher(checkpoint: str, threads: int = 1) -> GodSearcher:
+    """The god search with the network in `checkpoint` on `threads` torch threads: 'champion' = the shipped god network
+    (chapter 11c), '' = the uniform prior."""
+    if not checkpoint: return GodSearcher()
+    import torch  # only an engine that searches god positions with a network pays for importing torch
+    from santorini_az.god_engine import GOD_CHAMPION
+    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
+    torch.set_num_threads(max(1, threads))
+    model, _ = load_god_checkpoint(GOD_CHAMPION if checkpoint == "champion" else checkpoint)
+    return GodSearcher(god_network_evaluator(model))
+
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."
     if self.options["Engine"] == "alphabeta":
@@ -367,26 +382,26 @@ def _searcher(self):
     return self.alphazero
 
 def _god_searcher(self) -> GodAlphaBeta | GodSearcher:
-    "The searcher for god positions: chapter 11b's α-β, or (Engine alphazero) chapter 3b's PUCT search with uniform priors."
+    "The searcher for god positions: chapter 11b's α-β, or (Engine alphazero) chapter 3b's PUCT search with the god network."
     if self.options["Engine"] == "alphabeta":
         if self.god_alphabeta is None: self.god_alphabeta = GodAlphaBeta(GodAlphaBetaConfig(hash_mb=self.options["Hash"]))
         return self.god_alphabeta
-    if self.options["Checkpoint"]:
-        self.write("info string the checkpoint's network knows mortal positions only: the god MCTS uses uniform priors")
-    if self.god_searcher is None: self.god_searcher = GodSearcher()
+    if self.god_searcher is None: self.god_searcher = god_searcher(self.options["GodCheckpoint"], self.options["Threads"])
     return self.god_searcher
 
 def _prepare(self):
     """Make the searcher and run a tiny search with it (α-β's compiled functions load, the network runs once), so that
     `isready` pays for them and the first `go movetime` gets its whole time to think."""
-    searcher = self._searcher()
+    searcher, god_engine = self._searcher(), self._god_searcher()
+    god_opening = parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5")
     if searcher is self.alphabeta:
         searcher.search(initial_state(), depth=1)
         searcher.new_game()  # the tiny search leaves nothing behind
-        god_engine = self._god_searcher()  # the god α-β's compiled functions too (a third of a second)
-        god_engine.search(parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5"), depth=1)
+        god_engine.search(god_opening, depth=1)  # the god α-β's compiled functions too (a third of a second)
         god_engine.new_game()
-    else: searcher.search(initial_state(), nodes=2)
+    else:
+        searcher.search(initial_state(), nodes=2)
+        god_engine.search(god_opening, nodes=2)  # the god network loads here, not on a move's clock
 
 def _go(self, args):
     budget = _parse_go(args)

@@ -1236,8 +1236,10 @@ def god_engine_turn(state: GodState, simulations: int, evaluate: GodEvaluator = 
 
 # %% ../nbs/29_widgets.ipynb #0627f9f8
 class GodPlayWidget:
-    "A god game against chapter 03b's god search: pick both gods, your side and the simulations, then click."
-    def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, cell_px: int = 56):
+    """A god game against chapter 03b's god search, guided by the shipped god network (chapter 11c) or by the uniform
+    prior: pick both gods, your side, the engine and the simulations, then click."""
+    def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, opponent: str = "network",
+                 cell_px: int = 56):
         self.board = GodBoardWidget(cell_px=cell_px)
         self.god_pickers = [ipywidgets.Dropdown(options=[(g.capitalize(), g) for g in GODS], value=gods[p],
                                                 description=f"{PLAYER_NAMES[p]}'s god") for p in (0, 1)]
@@ -1245,11 +1247,14 @@ class GodPlayWidget:
         self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
                                         value=human, description="side")
         self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
+        self.opponent = ipywidgets.Dropdown(options=[("god network", "network"), ("uniform prior", "uniform")],
+                                            value=opponent, description="engine")
+        self._network = None  # the shipped god network's evaluator, loaded at its first turn
         self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
         self.new_game_button.on_click(lambda _: self.new_game())
         for picker in self.god_pickers: picker.observe(lambda _: self._show_powers(), names="value")
         self.view = ipywidgets.VBox([ipywidgets.HBox(self.god_pickers), self.powers,
-                                     ipywidgets.HBox([self.side, self.simulations, self.new_game_button]), self.board])
+                                     ipywidgets.HBox([self.side, self.opponent, self.simulations, self.new_game_button]), self.board])
         self._game, self._thread = 0, None
         self.board.observe(lambda _: self._maybe_think(), names="moves")
         self._show_powers()
@@ -1276,7 +1281,7 @@ class GodPlayWidget:
 
 # %% ../nbs/29_widgets.ipynb #b5e0d9e5
 def _god_new_game(self: GodPlayWidget) -> None:
-    "Start a new game with the gods, side and simulations in the controls."
+    "Start a new game with the gods, side, engine and simulations in the controls."
     self._game += 1  # a search still running for the old game stops at its next evaluation
     board = self.board
     with board._lock:
@@ -1284,7 +1289,9 @@ def _god_new_game(self: GodPlayWidget) -> None:
         board.humans, board.undo_to = {self.human}, self.human
         board.dome_shown = "atlas" == self.gods[self.human]
         red, blue = (g.capitalize() for g in self.gods)
-        board.title = f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}, {self.simulations.value} simulations"
+        engine = "the god network" if self.opponent.value == "network" else "the uniform prior"
+        board.title = (f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}; {engine}, "
+                       f"{self.simulations.value} simulations")
         board.reset(god_start(self.gods))
         board._sync(f"your turn: {god_prompt(board.node)}" if self.human == 0 else "")
     self._maybe_think()
@@ -1304,8 +1311,8 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
 def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
     board = self.board
     try:
-        turn = god_engine_turn(state, self.simulations.value, on_progress=lambda p: setattr(board, "progress", p),
-                               cancelled=lambda: game != self._game)
+        turn = god_engine_turn(state, self.simulations.value, self._evaluator(),
+                               on_progress=lambda p: setattr(board, "progress", p), cancelled=lambda: game != self._game)
         error = None
     except Exception as e:  # the board must not stay stuck in "thinking"
         turn, error = None, f"the engine failed: {e}"
@@ -1318,9 +1325,17 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
+def _god_evaluator(self: GodPlayWidget) -> GodEvaluator:
+    "The evaluator the engine control names: the shipped god network (loaded once), or the uniform prior."
+    if self.opponent.value == "uniform": return uniform_god_evaluator
+    if self._network is None:
+        from santorini_az.god_engine import god_champion_evaluator  # torch: only when the network plays
+        self._network = god_champion_evaluator()
+    return self._network
+
 def _god_result_message(self: GodPlayWidget) -> str:
     who = "you win" if node_winner(self.board.state) == self.human else "the engine wins"
     return f"{who} after {len(self.board.moves)} turns; the record is in .record"
 
 GodPlayWidget.new_game, GodPlayWidget._maybe_think, GodPlayWidget._think = _god_new_game, _god_maybe_think, _god_think
-GodPlayWidget._result_message, GodPlayWidget.wait = _god_result_message, _wait
+GodPlayWidget._result_message, GodPlayWidget.wait, GodPlayWidget._evaluator = _god_result_message, _wait, _god_evaluator

@@ -141,6 +141,7 @@ def test_alphazero_with_the_champion_on_either_search(engine, search):
     "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",
     "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
     "setoption name Search value fast",
+    "setoption name GodCheckpoint value /no/such/god.safetensors",
     "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"])
 def test_a_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine, command):
     engine.send(command)
@@ -265,6 +266,8 @@ def test_god_movetime_is_honoured(engine):
     import time
     engine.send("setoption name Engine value alphazero")
     engine.send("setoption name Simulations value 1")
+    engine.send("isready")  # as a GUI does: the god network loads now, not on the clock
+    assert engine.read(timeout=120) == "readyok"
     command = GOD_OPENING + " C3>C4^C3 B2>B3^A3"
     engine.send(command)
     start = time.monotonic()
@@ -393,3 +396,14 @@ def test_god_match_between_two_engine_subprocesses():
         assert start.gods == ("apollo", "pan") and format_god_position(start) == opening
         assert god_winner(play_turns(start, turns)) == winner
     assert "apollo as player 1, pan as player 2" in match.summary()
+
+
+def test_a_compiled_search_stopped_before_it_began_still_answers_a_legal_move():
+    "A stop that arrives before the first simulation (a GUI's instant stop) still gets a legal action, as an index."
+    from santorini_az.encoding import action_index
+    from santorini_az.protocol import CompiledAlphaZeroSearcher
+    state = play_moves(parse_position("0000000000000000000000000/1//"), ["C3", "D4", "B2", "D2"])
+    searcher = CompiledAlphaZeroSearcher()
+    searcher.stop()
+    result = searcher.search(state, nodes=0, reset_stop=False)
+    assert result.nodes == 0 and result.action in {action_index(state, a) for a in state.legal_actions()}

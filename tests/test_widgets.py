@@ -523,3 +523,23 @@ def test_god_game_engine_first_new_game_and_picture():
     assert a.to_svg() == b.to_svg()
     root = ET.fromstring(a.to_svg())
     assert "Artemis" in a.to_svg() and POWER_TEXT["athena"][:30] in a.to_svg()
+
+
+@pytest.mark.parametrize("opponent", ["network", "uniform"])
+def test_god_game_engine_plays_the_chosen_engine(opponent):
+    "The engine control picks the prior: the shipped god network's search, or the uniform search, turn for turn."
+    from santorini_az.god_engine import god_champion_evaluator
+    from santorini_az.god_search import uniform_god_evaluator
+    evaluate = god_champion_evaluator() if opponent == "network" else uniform_god_evaluator
+    game = GodPlayWidget(("artemis", "minotaur"), human=0, simulations=24, opponent=opponent)
+    rng, checked = random.Random(2), 0
+    for _ in range(5):
+        mine = len(game.board.moves)
+        play_by_clicks(game.board, rng.choice(god_legal_turns(game.board.state)))
+        game.wait(timeout=60)
+        for k in range(mine + 1, len(game.board.moves)):  # the engine's turns (a placement is a turn of its own)
+            before = play_turns(god_start(game.gods), game.board.moves[:k])
+            assert game.board.moves[k] == format_turn(before, god_search_player(24, evaluate)(before))
+            checked += 1
+    assert checked >= 3
+    assert ("the god network" if opponent == "network" else "the uniform prior") in game.board.title

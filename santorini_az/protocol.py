@@ -67,14 +67,19 @@ class AlphaZeroSearcher:
         if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
         if reset_stop: self._stop.clear()
         budget = nodes or (MOVETIME_SIMULATIONS if movetime or nodes == 0 else self.simulations)
-        import random
-        search, start = Search(state, SearchConfig(simulations=budget), random.Random(self.seed)), time.perf_counter()
-        while (pending := search.pending()) is not None and not self._stop.is_set():
-            if movetime and time.perf_counter() - start > movetime: break
-            search.resume(*self.evaluate(pending))
-        result = self._result(search, start)
+        start = time.perf_counter()
+        def keep_going() -> bool:
+            return not self._stop.is_set() and not (movetime and time.perf_counter() - start > movetime)
+        result = self._run(state, budget, keep_going, start)
         if on_iteration: on_iteration(result)
         return result
+
+    def _run(self, state: State, budget: int, keep_going: Callable[[], bool], start: float) -> SearchResult:
+        "Chapter 3's search of `state`: `budget` simulations at most, while `keep_going()`."
+        import random
+        search = Search(state, SearchConfig(simulations=budget), random.Random(self.seed))
+        while (pending := search.pending()) is not None and keep_going(): search.resume(*self.evaluate(pending))
+        return self._result(search, start)
 
     def _result(self, search: Search, start: float) -> SearchResult:
         root = search.root
@@ -109,22 +114,13 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
         super().__init__(evaluate, simulations, seed)
         search_batch([initial_state()], evaluate, SearchConfig(simulations=1))  # numba loads its code now, off the clock
 
-    def search(self, state: State, nodes: int | None = None, movetime: float | None = None,
-               on_iteration: Callable[[SearchResult], None] | None = None, reset_stop: bool = True) -> SearchResult:
-        "Search `state` with `nodes` simulations (default `simulations`), or for `movetime` seconds, or until stopped."
-        if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
-        if reset_stop: self._stop.clear()
-        budget = nodes or (MOVETIME_SIMULATIONS if movetime or nodes == 0 else self.simulations)
-        start = time.perf_counter()
-        def keep_going() -> bool:
-            return not self._stop.is_set() and not (movetime and time.perf_counter() - start > movetime)
+    def _run(self, state: State, budget: int, keep_going: Callable[[], bool], start: float) -> SearchResult:
+        "Chapter 6's search of `state` in one tree: `budget` simulations at most, while `keep_going()`."
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
         pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
-        result = SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
-                              time.perf_counter() - start, pv)
-        if on_iteration: on_iteration(result)
-        return result
+        return SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
+                            time.perf_counter() - start, pv)
 
 
 # %% ../nbs/30_protocol.ipynb #127b7fc1

@@ -122,7 +122,6 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
         return SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
                             time.perf_counter() - start, pv)
 
-
 # %% ../nbs/30_protocol.ipynb #127b7fc1
 AFTER_STOP_SIMULATIONS = 16  # simulations for each decision left in a turn once the clock or a stop has cut the search
 
@@ -134,7 +133,6 @@ class GodSearcher:
         self._stop = threading.Event()
 
     def stop(self) -> None: self._stop.set()
-
 
 # %% ../nbs/30_protocol.ipynb #c469a319
 def _decide(self, position: GodNode, simulations: int, until: float) -> GodTreeNode:
@@ -176,7 +174,6 @@ def _search_god(self, state: GodState, nodes: int | None = None, movetime: float
     return result
 
 GodSearcher._decide, GodSearcher.search = _decide, _search_god
-
 
 # %% ../nbs/30_protocol.ipynb #c8438080
 OPTIONS = {  # name: (type, default, description for the `uci` listing)
@@ -253,7 +250,6 @@ def play_move_text(state: State | GodState, text: str) -> State | GodState:
     "The position after the move (a god turn in a god position) written as `text`; NotationError if it is not legal."
     if isinstance(state, GodState): return god_apply(state, parse_turn(state, text))
     return state.apply(parse_action(state, text))
-
 
 # %% ../nbs/30_protocol.ipynb #ad20e477
 def info_line(result: SearchResult, state: State) -> str:
@@ -361,11 +357,11 @@ def god_searcher(checkpoint: str, threads: int = 1) -> GodSearcher:
     (chapter 11c), '' = the uniform prior."""
     if not checkpoint: return GodSearcher()
     import torch  # only an engine that searches god positions with a network pays for importing torch
-    from santorini_az.god_engine import GOD_CHAMPION
+    from santorini_az.god_engine import god_champion_evaluator
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
     torch.set_num_threads(max(1, threads))
-    model, _ = load_god_checkpoint(GOD_CHAMPION if checkpoint == "champion" else checkpoint)
-    return GodSearcher(god_network_evaluator(model))
+    if checkpoint == "champion": return GodSearcher(god_champion_evaluator())
+    return GodSearcher(god_network_evaluator(load_god_checkpoint(checkpoint)[0]))
 
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."

@@ -109,6 +109,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "train.lr_min_fraction": (0, 1), "train.lr_step_every": (1, None), "train.lr_step_factor": (0, 1),
     "train.warmup_steps": (0, None), "train.weight_decay": (0, None), "train.grad_clip": (0, None),
     "train.value_loss_weight": (0, None), "train.value_target_mix": (0, 1), "train.reach_loss_weight": (0, None),
+    "train.threat_loss_weight": (0, None),
     "arena.openings": (1, None), "arena.simulations": (1, 100_000), "arena.promote_threshold": (0, 1),
     "arena.gate_target": (0.51, 0.99), "arena.gate_rounds": (1, 100),
     "arena.reference_openings": (1, None), "arena.every": (1, None)}

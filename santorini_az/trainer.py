@@ -19,8 +19,9 @@ from .files import atomic_write_bytes
 from .replay import Examples, ReplayBuffer
 
 # %% auto #0
-__all__ = ['masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'reach_maps', 'ReachHead',
-           'reach_loss', 'network_outputs', 'batch_losses', 'Trainer', 'evaluate_losses']
+__all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'reach_maps',
+           'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'network_outputs', 'batch_losses', 'Trainer',
+           'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -56,6 +57,7 @@ class TrainConfig:
     value_target_mix: float = 0.0  # 0 = game result, 1 = root search value, between = a blend
     augment: bool = True  # random board symmetry per sampled position
     reach_loss_weight: float = 0.0  # weight of the auxiliary reach maps' loss (see "An auxiliary target"); 0 = off
+    threat_loss_weight: float = 0.0  # weight of the threat maps' loss (see "A second target: the threats"); 0 = off
 
 def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
     "The learning rate for optimiser step `step` (0-based) of `total_steps` planned."
@@ -86,19 +88,47 @@ def reach_maps(planes: torch.Tensor) -> torch.Tensor:
         maps += [reach, reach * x[:, 3]]  # stepping onto level 3 wins
     return torch.stack(maps, 1)
 
+# %% ../nbs/07a_trainer.ipynb #b3e1a002
+RING = torch.tensor([[1., 1., 1.], [1., 0., 1.], [1., 1., 1.]]).view(1, 1, 3, 3)  # the 8 neighbours of a cell
+
+def threat_maps(planes: torch.Tensor) -> torch.Tensor:
+    "[B, 2, 5, 5] 0/1 from planes [B, 5, 5, 9]: the level-2 cells from which each side (me, the opponent) could win next turn."
+    x = planes.permute(0, 3, 1, 2)  # [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two
+    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)  # [B, 5, 5]
+    free = (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])  # no worker and no dome
+    near = lambda cells: F.conv2d(cells[:, None], RING.to(x), padding=1)[:, 0]  # how many of a cell's neighbours
+    maps = []
+    for workers in (x[:, 5:7], x[:, 7:9]):
+        threats = torch.zeros_like(levels)
+        for w in range(2):
+            worker = workers[:, w]  # one-hot [B, 5, 5], all zero before the worker is placed
+            height = (worker * levels).sum((1, 2)).view(-1, 1, 1)
+            around = F.max_pool2d(worker[:, None], 3, stride=1, padding=1)[:, 0] - worker  # the 8 neighbours
+            onto_two = around * free * (levels == 2).to(x.dtype) * (height >= 1).to(x.dtype)
+            buildable = free + worker  # after the move: no dome, no worker (the old cell is empty now)
+            raise_one = near(buildable * (levels == 2).to(x.dtype)) > 0  # build it up to 3
+            tower = (near(buildable * (levels == 3).to(x.dtype)) > 0) & (near(buildable) >= 2)  # and build elsewhere
+            threats = torch.maximum(threats, onto_two * (raise_one | tower).to(x.dtype))
+        maps.append(threats)
+    return torch.stack(maps, 1)
+
 # %% ../nbs/07a_trainer.ipynb #a7c31e07
 class ReachHead(torch.nn.Module):
-    "Predicts `reach_maps` (four logits a cell) from trunk features [B, channels, 5, 5]; used only in training."
-    def __init__(self, channels: int):
+    "Predicts `maps` auxiliary maps (logits a cell: the 4 `reach_maps`, then the 2 `threat_maps` if asked) from trunk features [B, channels, 5, 5]; used only in training."
+    def __init__(self, channels: int, maps: int = 4):
         super().__init__()
         self.layers = torch.nn.Sequential(torch.nn.Conv2d(channels, channels, 3, padding=1), torch.nn.ReLU(),
-                                          torch.nn.Conv2d(channels, 4, 1))
+                                          torch.nn.Conv2d(channels, maps, 1))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor: return self.layers(features)
 
 def reach_loss(logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
     "Mean binary cross-entropy of the head's `logits` [B, 4, 5, 5] against the `reach_maps` of `planes`."
     return F.binary_cross_entropy_with_logits(logits, reach_maps(planes))
+
+def threat_loss(logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
+    "Mean binary cross-entropy of the head's `logits` [B, 2, 5, 5] against the `threat_maps` of `planes`."
+    return F.binary_cross_entropy_with_logits(logits, threat_maps(planes))
 
 # %% ../nbs/07a_trainer.ipynb #fba6f7e9
 def network_outputs(model: torch.nn.Module, planes: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -109,7 +139,7 @@ def network_outputs(model: torch.nn.Module, planes: np.ndarray | torch.Tensor) -
 
 def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
                  reach_head: ReachHead | None = None) -> dict[str, torch.Tensor]:
-    "The policy, value and total loss of `model` on `batch`; with a `reach_head`, its auxiliary loss too."
+    "The policy, value and total loss of `model` on `batch`; with a `reach_head`, its auxiliary losses too."
     planes = torch.as_tensor(batch.planes, dtype=torch.float32)
     if reach_head is None: logits, values = network_outputs(model, planes)
     else:
@@ -120,8 +150,12 @@ def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
     v_loss = value_loss(values, torch.as_tensor(batch.value_target(config.value_target_mix)))
     losses = {"policy_loss": p_loss, "value_loss": v_loss, "loss": p_loss + config.value_loss_weight * v_loss}
     if reach_head is not None:
-        losses["reach_loss"] = reach_loss(reach_head(features), planes)
+        aux = reach_head(features)
+        losses["reach_loss"] = reach_loss(aux[:, :4], planes)
         losses["loss"] = losses["loss"] + config.reach_loss_weight * losses["reach_loss"]
+        if config.threat_loss_weight > 0:
+            losses["threat_loss"] = threat_loss(aux[:, 4:6], planes)
+            losses["loss"] = losses["loss"] + config.threat_loss_weight * losses["threat_loss"]
     return losses
 
 # %% ../nbs/07a_trainer.ipynb #75c0ed4c
@@ -131,9 +165,9 @@ class Trainer:
     def __init__(self, model: torch.nn.Module, config: TrainConfig, total_steps: int):
         self.model, self.config, self.total_steps, self.step = model, config, total_steps, 0
         self.reach_head = None
-        if config.reach_loss_weight > 0:
-            if not hasattr(model, "trunk"): raise ValueError("reach_loss_weight > 0 needs a SantoriniNet (its trunk)")
-            self.reach_head = ReachHead(model.config.channels)
+        if config.reach_loss_weight > 0 or config.threat_loss_weight > 0:
+            if not hasattr(model, "trunk"): raise ValueError("reach_loss_weight or threat_loss_weight > 0 needs a SantoriniNet (its trunk)")
+            self.reach_head = ReachHead(model.config.channels, maps=6 if config.threat_loss_weight > 0 else 4)
         parameters = [*model.parameters(), *(self.reach_head.parameters() if self.reach_head else [])]
         if config.optimizer == "adamw":
             self.optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate,

@@ -16,6 +16,8 @@ from santorini_az.encoding import encode, legal_action_indices, transform_state
 from santorini_az.replay import augment, ReplayBuffer, Examples, save_buffer, load_buffer
 from santorini_az.trainer import policy_loss, masked_log_softmax
 from santorini_az.game import random_openings
+from hypothesis import given, settings
+from tests.strategies import played_positions
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
@@ -543,3 +545,64 @@ def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
     assert not policy[~legal].any()
     assert ((policy > 0).sum(axis=1) > 12).any()  # more moves with weight than 12 simulations can visit: not visits
     assert ((policy > 0) == legal).all(axis=1).mean() > 0.9  # improved policies weigh (nearly always) every legal move
+
+
+def _examples_of_random_games(games, seed):
+    "Every position of `games` random games after the placements, with the first legal action as policy."
+    rng, rows = np.random.default_rng(seed), []
+    for _ in range(games):
+        state = initial_state()
+        while winner(state) is None:
+            actions = legal_actions(state)
+            if len(state.workers[1]) == 2: rows.append(state)
+            state = apply(state, actions[int(rng.integers(len(actions)))])
+    masks = np.stack([mask_of(s) for s in rows])
+    policy = (masks & (np.cumsum(masks, 1) == 1)).astype(np.float32)
+    n = len(rows)
+    return Examples(np.stack([encode(s) for s in rows]).astype(np.uint8), policy, masks, np.ones(n, np.float32),
+                    np.zeros(n, np.float32), np.zeros(n, np.int32))
+
+
+def _threat_cells_by_the_rules(state):
+    "Level-2 cells the mover's legal moves step to, after which (build included) the worker has a free level-3 neighbour."
+    from santorini_az.game import STEPS, legal_moves
+    cells = np.zeros(25)
+    for move in legal_moves(state):
+        if state.heights[move.to] != 2: continue
+        after = apply(state, move)
+        taken = {c for side in after.workers for c in side}
+        if any(n is not None and after.heights[n] == 3 and n not in taken for n in STEPS[move.to]): cells[move.to] = 1
+    return cells
+
+
+@settings(max_examples=150, deadline=None)
+@given(played_positions(max_plies=80))
+def test_threat_maps_match_the_rules_for_both_sides(state):
+    "The trainer's threat maps, computed from the planes, are the cells the rules say, for the mover and the opponent."
+    from dataclasses import replace
+    from santorini_az.game import in_setup
+    from santorini_az.trainer import threat_maps
+    maps = threat_maps(torch.as_tensor(encode(state)[None])).numpy().reshape(2, 25)
+    if in_setup(state):
+        assert maps.sum() == 0  # nothing is built during the placements, so nothing threatens
+        return
+    assert np.array_equal(maps[0], _threat_cells_by_the_rules(state))
+    assert np.array_equal(maps[1], _threat_cells_by_the_rules(replace(state, player=1 - state.player)))
+
+
+def test_the_threat_head_trains_and_resumes(tmp_path):
+    "threat_loss_weight > 0: a six-map head, a threat loss that falls, and the head saved with the trainer's state."
+    from santorini_az.network import NetConfig, SantoriniNet
+    from santorini_az.trainer import TrainConfig, Trainer
+    torch.manual_seed(0)
+    buffer = ReplayBuffer(5000)
+    buffer.add(_examples_of_random_games(30, seed=1), 0)
+    config = TrainConfig(batch_size=64, learning_rate=1e-2, warmup_steps=5, threat_loss_weight=1.0)
+    trainer = Trainer(SantoriniNet(NetConfig(8, 1)), config, total_steps=120)
+    first = trainer.train(buffer, 10, np.random.default_rng(0))["threat_loss"]
+    last = trainer.train(buffer, 110, np.random.default_rng(1))["threat_loss"]
+    assert trainer.reach_head.layers[-1].out_channels == 6 and last < first
+    trainer.save_state(tmp_path / "trainer.pt")
+    again = Trainer(trainer.model, config, total_steps=120)
+    again.load_state(tmp_path / "trainer.pt")
+    assert all(torch.equal(a, b) for a, b in zip(trainer.reach_head.parameters(), again.reach_head.parameters()))

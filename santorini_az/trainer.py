@@ -19,9 +19,9 @@ from .files import atomic_write_bytes
 from .replay import Examples, ReplayBuffer
 
 # %% auto #0
-__all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'reach_maps',
-           'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'network_outputs', 'batch_losses', 'Trainer',
-           'evaluate_losses']
+__all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'board_tensors',
+           'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'network_outputs',
+           'batch_losses', 'Trainer', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -72,18 +72,25 @@ def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
     raise ValueError(f"unknown lr_schedule {config.lr_schedule!r}: use constant, cosine or step")
 
 # %% ../nbs/07a_trainer.ipynb #a7c31e02
+def board_tensors(planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    "(x [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two; levels [B, 5, 5]; free [B, 5, 5]: no worker, no dome)."
+    x = planes.permute(0, 3, 1, 2)
+    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)
+    return x, levels, (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])
+
+def worker_steps(worker: torch.Tensor, levels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    "(height [B, 1, 1], neighbours [B, 5, 5] 0/1) of a one-hot `worker` [B, 5, 5] (all zero before it is placed)."
+    height = (worker * levels).sum((1, 2)).view(-1, 1, 1)
+    return height, F.max_pool2d(worker[:, None], 3, stride=1, padding=1)[:, 0] - worker
+
 def reach_maps(planes: torch.Tensor) -> torch.Tensor:
     "[B, 4, 5, 5] 0/1 from planes [B, 5, 5, 9]: my reachable cells, my winning ones; the opponent's two, the same."
-    x = planes.permute(0, 3, 1, 2)  # [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two
-    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)  # [B, 5, 5]
-    free = (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])  # no worker and no dome
+    x, levels, free = board_tensors(planes)
     maps = []
     for workers in (x[:, 5:7], x[:, 7:9]):
         reach = torch.zeros_like(levels)
         for w in range(2):
-            worker = workers[:, w]  # one-hot [B, 5, 5], all zero before the worker is placed
-            height = (worker * levels).sum((1, 2)).view(-1, 1, 1)
-            around = F.max_pool2d(worker[:, None], 3, stride=1, padding=1)[:, 0] - worker  # the 8 neighbours
+            height, around = worker_steps(workers[:, w], levels)
             reach = torch.maximum(reach, around * free * (levels <= height + 1).to(x.dtype))
         maps += [reach, reach * x[:, 3]]  # stepping onto level 3 wins
     return torch.stack(maps, 1)
@@ -93,17 +100,14 @@ RING = torch.tensor([[1., 1., 1.], [1., 0., 1.], [1., 1., 1.]]).view(1, 1, 3, 3)
 
 def threat_maps(planes: torch.Tensor) -> torch.Tensor:
     "[B, 2, 5, 5] 0/1 from planes [B, 5, 5, 9]: the level-2 cells from which each side (me, the opponent) could win next turn."
-    x = planes.permute(0, 3, 1, 2)  # [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two
-    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)  # [B, 5, 5]
-    free = (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])  # no worker and no dome
+    x, levels, free = board_tensors(planes)
     near = lambda cells: F.conv2d(cells[:, None], RING.to(x), padding=1)[:, 0]  # how many of a cell's neighbours
     maps = []
     for workers in (x[:, 5:7], x[:, 7:9]):
         threats = torch.zeros_like(levels)
         for w in range(2):
-            worker = workers[:, w]  # one-hot [B, 5, 5], all zero before the worker is placed
-            height = (worker * levels).sum((1, 2)).view(-1, 1, 1)
-            around = F.max_pool2d(worker[:, None], 3, stride=1, padding=1)[:, 0] - worker  # the 8 neighbours
+            worker = workers[:, w]
+            height, around = worker_steps(worker, levels)
             onto_two = around * free * (levels == 2).to(x.dtype) * (height >= 1).to(x.dtype)
             buildable = free + worker  # after the move: no dome, no worker (the old cell is empty now)
             raise_one = near(buildable * (levels == 2).to(x.dtype)) > 0  # build it up to 3

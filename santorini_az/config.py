@@ -116,7 +116,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
-                                       "selfplay.root_search": ("puct", "gumbel")}
+                                       "selfplay.root_search": ("puct", "gumbel"),
+                                       "selfplay.gumbel_noise": ("every_ply", "opening")}
 
 # %% ../nbs/24_config.ipynb #420be12c
 def machine_memory() -> int:

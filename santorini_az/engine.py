@@ -442,6 +442,8 @@ def gumbel_settings(config: SearchConfig) -> GumbelSettings:
     "The `GumbelSettings` of `config`: `PUCT_ROOT` for root_search='puct'."
     if config.root_search not in ("puct", "gumbel"):
         raise ValueError(f"root_search must be 'puct' or 'gumbel', got {config.root_search!r}")
+    if config.gumbel_noise not in ("every_ply", "opening"):
+        raise ValueError(f"gumbel_noise must be 'every_ply' or 'opening', got {config.gumbel_noise!r}")
     if config.root_search == "puct": return PUCT_ROOT
     most = min(config.gumbel_actions, MAX_LEGAL)  # a root has at most MAX_LEGAL edges
     return GumbelSettings(int(config.gumbel_actions), float(config.c_visit), float(config.c_scale),
@@ -907,10 +909,14 @@ class SelfPlay:
         return records
 
     def draw_gumbel(self) -> None:
-        "Fresh Gumbel draws for the games whose root has played its move (with Gumbel on)."
+        """Fresh Gumbel draws for the games whose root has played its move (with Gumbel on); with
+        `gumbel_noise="opening"`, zeros for a root past the first `temperature_plies` actions (drawn all the same, so
+        that the generator's stream does not depend on the setting)."""
         used = np.flatnonzero(self.games.gumbel_used) if self.gumbel.actions else []
         if len(used):
             self.games.gumbel[used] = self.rng.gumbel(size=(len(used), MAX_LEGAL))
+            if self.config.gumbel_noise == "opening":
+                self.games.gumbel[used[self.games.plies[used] >= self.config.temperature_plies]] = 0.0
             self.games.gumbel_used[used] = False
 
     def _evaluate(self, rows: int) -> None:

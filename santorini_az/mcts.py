@@ -45,6 +45,8 @@ class SearchConfig:
     gumbel_actions: int = 16  # m: the actions Gumbel-top-k samples at the root, before sequential halving
     c_visit: float = 50.0  # Gumbel's sigma(q) = (c_visit + max N) * c_scale * q, with q in [0, 1]: how much the
     c_scale: float = 1.0  # search's values outweigh the prior's logits (Danihelka et al. 2022; theirs: 50 and 1)
+    gumbel_noise: str = "every_ply"  # compiled self-play with Gumbel: draws at every root (the paper), or "opening":
+                                     # only for the first `temperature_plies` actions, then g = 0 (no randomness left)
 
     @property
     def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2

@@ -377,6 +377,20 @@ def test_gumbel_selfplay_ignores_root_noise_and_temperature_and_targets_the_impr
         assert ((record.policy > 0) == record.legal).all()  # a softmax over every legal action, not visit counts
 
 
+def test_gumbel_noise_opening_draws_only_for_the_first_temperature_plies():
+    config = SearchConfig(simulations=8, root_search="gumbel", gumbel_actions=4, temperature_plies=3,
+                          gumbel_noise="opening")
+    engine = SelfPlay(LinearEvaluator(seed=2), config, slots=4, rng=np.random.default_rng(0))
+    for slot in range(4): engine.start_game(slot, initial_state(), slot)
+    drawn, zero = set(), set()  # the plies whose roots searched with draws, and without
+    while engine.in_flight:
+        engine.step()
+        games = engine.games
+        for g in np.flatnonzero(games.active & ~games.gumbel_used):  # roots still searching with their draws
+            (zero if not games.gumbel[g].any() else drawn).add(int(games.plies[g]))
+    assert drawn == {0, 1, 2} and min(zero) == 3 and len(zero) > 10
+
+
 def test_gumbel_with_fast_searches_of_no_simulations_plays_whole_games():
     config = SearchConfig(simulations=16, root_search="gumbel", full_search_share=0.5, fast_simulations=0)
     records = play_games(LinearEvaluator, 4, config, games_in_flight=4, workers=1)

@@ -1,10 +1,12 @@
 """Take the screenshots of web/README.md: the app mid-game with the shipped model, 3D and 2D, after a hint.
 
-    .venv/bin/python tools/web_screenshots.py [--plies 6] [--seed 3] [--out web/screenshots]
+    .venv/bin/python tools/web_screenshots.py [--plies 6] [--human hint] [--seed 3] [--out web/screenshots]
 
-Serves web/dist (build it first: `cd web && npm run build`) on 127.0.0.1, plays `--plies` random moves for the
-human by clicking the 2D board (the engine answers at difficulty hard, 800 simulations), asks for a hint, and saves
-app-3d.png and app-2d.png. The page's seed makes the engine's moves, and so the pictures, reproducible.
+Serves web/dist (build it first: `cd web && npm run build`) on 127.0.0.1, plays `--plies` moves for the human by
+clicking the 2D board (the engine answers at difficulty hard, 800 simulations), asks for a hint, and saves
+app-3d.png and app-2d.png. The human plays the page's own hints (`--human hint`, the default: a contested game, not
+one already lost) or random legal moves (`--human random`). The page's seed makes the engine's moves, and so the
+pictures, reproducible.
 
     .venv/bin/python tools/web_screenshots.py --gods artemis,demeter
 
@@ -28,6 +30,8 @@ from tools.measure_web import Quiet  # noqa: E402
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--plies", type=int, default=6, help="human moves to play before the pictures")
+    parser.add_argument("--human", choices=("hint", "random"), default="hint",
+                        help="the human's moves: the page's hints, or random legal moves")
     parser.add_argument("--seed", type=int, default=3, help="seed of the human's random moves and of the page's engine")
     parser.add_argument("--out", type=Path, default=ROOT / "web" / "screenshots")
     parser.add_argument("--gods", help="yours,engine's (e.g. artemis,demeter): the god picture instead")
@@ -54,7 +58,8 @@ def main():
             for _ in range(args.plies):
                 game = wait_for_my_turn_or_end(page)
                 if game["info"]["winner"] is not None: break
-                click_move(page, rng.choice(game["info"]["legal"]))
+                legal = game["info"]["legal"]
+                click_move(page, hinted_move(page, legal) if args.human == "hint" else rng.choice(legal))
                 page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
             wait_for_my_turn_or_end(page)
             page.click("#hint")
@@ -70,6 +75,15 @@ def main():
             print(f"saved {args.out / 'app-3d.png'} and {args.out / 'app-2d.png'}")
     finally:
         server.shutdown(); server.server_close()
+
+
+def hinted_move(page, legal: list[dict]) -> dict:
+    "The legal action the page's Hint button names."
+    page.evaluate("document.querySelector('#hinttext').textContent = ''")
+    page.click("#hint")
+    page.wait_for_function("document.querySelector('#hinttext').textContent.startsWith('hint')")
+    text = page.inner_text("#hinttext").removeprefix("hint: ").strip()
+    return next(action for action in legal if action["text"] == text)
 
 
 def god_picture(page, url: str, out: Path, rng: random.Random) -> None:

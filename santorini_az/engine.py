@@ -17,7 +17,7 @@ from numba import njit
 
 from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
-from .mcts import SearchConfig, halving_schedule
+from .mcts import GUMBEL_NOISES, ROOT_SEARCHES, SearchConfig, halving_schedule
 from .evaluator import Evaluator, EvaluatorFactory
 
 # %% auto #0
@@ -440,10 +440,10 @@ PUCT_ROOT = GumbelSettings(0, 0.0, 0.0, np.zeros((2, 1, 1, 2), np.int32))  # Gum
 
 def gumbel_settings(config: SearchConfig) -> GumbelSettings:
     "The `GumbelSettings` of `config`: `PUCT_ROOT` for root_search='puct'."
-    if config.root_search not in ("puct", "gumbel"):
-        raise ValueError(f"root_search must be 'puct' or 'gumbel', got {config.root_search!r}")
-    if config.gumbel_noise not in ("every_ply", "opening"):
-        raise ValueError(f"gumbel_noise must be 'every_ply' or 'opening', got {config.gumbel_noise!r}")
+    if config.root_search not in ROOT_SEARCHES:
+        raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {config.root_search!r}")
+    if config.gumbel_noise not in GUMBEL_NOISES:
+        raise ValueError(f"gumbel_noise must be one of {', '.join(GUMBEL_NOISES)}, got {config.gumbel_noise!r}")
     if config.root_search == "puct": return PUCT_ROOT
     most = min(config.gumbel_actions, MAX_LEGAL)  # a root has at most MAX_LEGAL edges
     return GumbelSettings(int(config.gumbel_actions), float(config.c_visit), float(config.c_scale),

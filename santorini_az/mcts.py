@@ -16,13 +16,16 @@ from .encoding import N_ACTIONS, action_from_index, legal_action_indices
 from .game import CELLS, Placement, State
 
 # %% auto #0
-__all__ = ['TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'expand', 'puct_scores', 'select_edge',
-           'select_leaf', 'backup', 'add_dirichlet_noise', 'visit_counts', 'visit_policy', 'choose_action',
-           'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell', 'run_batched', 'gumbel_draws',
-           'prior_logits', 'mixed_value', 'completed_q', 'scaled_q', 'improved_policy', 'halving_schedule',
-           'GumbelRoot']
+__all__ = ['ROOT_SEARCHES', 'GUMBEL_NOISES', 'TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'expand',
+           'puct_scores', 'select_edge', 'select_leaf', 'backup', 'add_dirichlet_noise', 'visit_counts', 'visit_policy',
+           'choose_action', 'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell', 'run_batched',
+           'gumbel_draws', 'prior_logits', 'mixed_value', 'completed_q', 'scaled_q', 'improved_policy',
+           'halving_schedule', 'GumbelRoot']
 
 # %% ../nbs/03_mcts.ipynb #c7b5ff80
+ROOT_SEARCHES = ("puct", "gumbel")  # the choices of SearchConfig.root_search ...
+GUMBEL_NOISES = ("every_ply", "opening")  # ... and of SearchConfig.gumbel_noise
+
 @dataclass
 class SearchConfig:
     """Every knob of a PUCT search, for the readable search here and the compiled engine of chapter 6 alike.
@@ -210,8 +213,8 @@ class Search:
 
     def __init__(self, state: State, config: SearchConfig | None = None, rng: random.Random | None = None):
         self.config = config or SearchConfig()
-        if self.config.root_search not in ("puct", "gumbel"):
-            raise ValueError(f"root_search must be 'puct' or 'gumbel', got {self.config.root_search!r}")
+        if self.config.root_search not in ROOT_SEARCHES:
+            raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {self.config.root_search!r}")
         self.rng = rng if rng is not None else random.Random()
         self._start(Node(state))
 

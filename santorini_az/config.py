@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .network import NetConfig
-from .mcts import GUMBEL_NOISES, ROOT_SEARCHES
+from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES
 from .selfplay import SelfPlayConfig
 from .engine import tree_bytes
 from .trainer import TrainConfig
@@ -117,7 +117,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
-                                       "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES}
+                                       "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
+                                       "selfplay.gumbel_value": GUMBEL_VALUES}
 
 # %% ../nbs/24_config.ipynb #420be12c
 def machine_memory() -> int:

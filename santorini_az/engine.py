@@ -17,7 +17,7 @@ from numba import njit
 
 from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
-from .mcts import GUMBEL_NOISES, ROOT_SEARCHES, SearchConfig, halving_schedule
+from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES, SearchConfig, halving_schedule
 from .evaluator import Evaluator, EvaluatorFactory
 
 # %% auto #0
@@ -26,12 +26,12 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'encode_position', 'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node',
            'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Games',
            'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value', 'scaled_q',
-           'prior_logit', 'gumbel_scores', 'improved_policy', 'start_gumbel', 'keep_best', 'gumbel_edge',
-           'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaves',
-           'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord',
-           'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'root_value',
-           'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
-           'play_games']
+           'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
+           'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
+           'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
+           'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch',
+           'search_positions', 'root_value', 'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool',
+           'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -421,11 +421,13 @@ class GumbelSettings(NamedTuple):
     c_visit    float                sigma(q) = (c_visit + max N) * c_scale * q ...
     c_scale    float                ... (`SearchConfig.c_visit`, `SearchConfig.c_scale`)
     schedules  [2, M + 1, P, 2] int32  [0 full / 1 fast search, m]: `halving_schedule(m, budget)`, zero-padded
+    improved_value  bool            record Σ π'(a) q̂(a) as the root value (`SearchConfig.gumbel_value="improved"`)
     """
     actions: int
     c_visit: float
     c_scale: float
     schedules: np.ndarray
+    improved_value: bool
 
 def halving_tables(budgets: Sequence[int], most: int) -> np.ndarray:
     "[len(budgets), most + 1, P, 2] int32: [i, m] holds chapter 3's `halving_schedule(m, budgets[i])`, zero-padded."
@@ -436,7 +438,7 @@ def halving_tables(budgets: Sequence[int], most: int) -> np.ndarray:
             if schedule: table[i, m, :len(schedule)] = schedule
     return table
 
-PUCT_ROOT = GumbelSettings(0, 0.0, 0.0, np.zeros((2, 1, 1, 2), np.int32))  # Gumbel off: PUCT chooses at the root
+PUCT_ROOT = GumbelSettings(0, 0.0, 0.0, np.zeros((2, 1, 1, 2), np.int32), False)  # Gumbel off: PUCT chooses at the root
 
 def gumbel_settings(config: SearchConfig) -> GumbelSettings:
     "The `GumbelSettings` of `config`: `PUCT_ROOT` for root_search='puct'."
@@ -444,10 +446,13 @@ def gumbel_settings(config: SearchConfig) -> GumbelSettings:
         raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {config.root_search!r}")
     if config.gumbel_noise not in GUMBEL_NOISES:
         raise ValueError(f"gumbel_noise must be one of {', '.join(GUMBEL_NOISES)}, got {config.gumbel_noise!r}")
+    if config.gumbel_value not in GUMBEL_VALUES:
+        raise ValueError(f"gumbel_value must be one of {', '.join(GUMBEL_VALUES)}, got {config.gumbel_value!r}")
     if config.root_search == "puct": return PUCT_ROOT
     most = min(config.gumbel_actions, MAX_LEGAL)  # a root has at most MAX_LEGAL edges
     return GumbelSettings(int(config.gumbel_actions), float(config.c_visit), float(config.c_scale),
-                          halving_tables((config.simulations, config.fast_simulations), most))
+                          halving_tables((config.simulations, config.fast_simulations), most),
+                          config.gumbel_value == "improved")
 
 # %% ../nbs/06_engine.ipynb #0989b366
 @njit(cache=True)
@@ -508,6 +513,16 @@ def improved_policy(tree, g, c_visit, c_scale, out) -> None:
         scores[k] = 1.0 if top == -np.inf else math.exp(scores[k] - top)  # all -inf: no preference
         total += scores[k]  # left to right, as chapter 3's `legal_priors`
     for k in range(count): out[tree.edge_action[g, first + k]] = scores[k] / total
+
+@njit(cache=True)
+def improved_value(tree, g, policy) -> float:
+    "Chapter 3's `improved_value` of game `g`'s root: its edges' completed Q weighted by `policy`, the improved policy [153]."
+    first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
+    v_mix, total = mixed_value(tree, g, ROOT), 0.0
+    for e in range(first, first + count):
+        n = tree.edge_visits[g, e]
+        total += policy[tree.edge_action[g, e]] * (tree.edge_value_sum[g, e] / n if n > 0 else v_mix)
+    return total
 
 # %% ../nbs/06_engine.ipynb #40165c27
 @njit(cache=True)
@@ -734,13 +749,17 @@ def log_root(tree, games, g, c_puct, forced_k, gumbel) -> None:
     total_visits, value_sum = visits.sum(), tree.node_value[g, ROOT]
     for e in range(first, first + count):
         value_sum += tree.edge_value_sum[g, e]  # left to right from the root's own value, as mcts.root_value sums
-    if gumbel.actions > 0: improved_policy(tree, g, gumbel.c_visit, gumbel.c_scale, games.log_policy[g, ply])
+    # the mean of every value backed up through the root, its own evaluation included (mcts.root_value) ...
+    games.log_value[g, ply] = value_sum / tree.node_visits[g, ROOT]
+    if gumbel.actions > 0:
+        policy = np.zeros(games.log_policy.shape[2])  # float64, as chapter 3 computes it
+        improved_policy(tree, g, gumbel.c_visit, gumbel.c_scale, policy)
+        games.log_policy[g, ply] = policy
+        if gumbel.improved_value: games.log_value[g, ply] = improved_value(tree, g, policy)  # ... or Σ π'(a) q̂(a)
     else:
         for k in range(count):
             share = visits[k] / total_visits if total_visits > 0 else tree.edge_prior[g, first + k]
             games.log_policy[g, ply, tree.edge_action[g, first + k]] = share
-    # the mean of every value backed up through the root, its own evaluation included (mcts.root_value)
-    games.log_value[g, ply] = value_sum / tree.node_visits[g, ROOT]
 
 # %% ../nbs/06_engine.ipynb #8b8d1feb
 @njit(cache=True)

@@ -16,15 +16,16 @@ from .encoding import N_ACTIONS, action_from_index, legal_action_indices
 from .game import CELLS, Placement, State
 
 # %% auto #0
-__all__ = ['ROOT_SEARCHES', 'GUMBEL_NOISES', 'TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors', 'expand',
-           'puct_scores', 'select_edge', 'select_leaf', 'backup', 'add_dirichlet_noise', 'visit_counts', 'visit_policy',
-           'choose_action', 'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell', 'run_batched',
-           'gumbel_draws', 'prior_logits', 'mixed_value', 'completed_q', 'scaled_q', 'improved_policy',
-           'halving_schedule', 'GumbelRoot']
+__all__ = ['ROOT_SEARCHES', 'GUMBEL_NOISES', 'GUMBEL_VALUES', 'TERMINAL_VALUE', 'Path', 'SearchConfig', 'Node', 'legal_priors',
+           'expand', 'puct_scores', 'select_edge', 'select_leaf', 'backup', 'add_dirichlet_noise', 'visit_counts',
+           'visit_policy', 'choose_action', 'node_value', 'Search', 'uniform_evaluator', 'run_search', 'visits_by_cell',
+           'run_batched', 'gumbel_draws', 'prior_logits', 'mixed_value', 'completed_q', 'scaled_q', 'improved_policy',
+           'halving_schedule', 'GumbelRoot', 'improved_value']
 
 # %% ../nbs/03_mcts.ipynb #c7b5ff80
 ROOT_SEARCHES = ("puct", "gumbel")  # the choices of SearchConfig.root_search ...
-GUMBEL_NOISES = ("every_ply", "opening")  # ... and of SearchConfig.gumbel_noise
+GUMBEL_NOISES = ("every_ply", "opening")  # ... of SearchConfig.gumbel_noise ...
+GUMBEL_VALUES = ("root_mean", "improved")  # ... and of SearchConfig.gumbel_value
 
 @dataclass
 class SearchConfig:
@@ -50,6 +51,8 @@ class SearchConfig:
     c_scale: float = 1.0  # search's values outweigh the prior's logits (Danihelka et al. 2022; theirs: 50 and 1)
     gumbel_noise: str = "every_ply"  # compiled self-play with Gumbel: draws at every root (the paper), or "opening":
                                      # only for the first `temperature_plies` actions, then g = 0 (no randomness left)
+    gumbel_value: str = "root_mean"  # the root value a Gumbel search records for self-play: the mean of every value
+                                     # backed up (as PUCT), or "improved": Σ π'(a) q̂(a) (see `improved_value`)
 
     @property
     def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
@@ -215,6 +218,8 @@ class Search:
         self.config = config or SearchConfig()
         if self.config.root_search not in ROOT_SEARCHES:
             raise ValueError(f"root_search must be one of {', '.join(ROOT_SEARCHES)}, got {self.config.root_search!r}")
+        if self.config.gumbel_value not in GUMBEL_VALUES:
+            raise ValueError(f"gumbel_value must be one of {', '.join(GUMBEL_VALUES)}, got {self.config.gumbel_value!r}")
         self.rng = rng if rng is not None else random.Random()
         self._start(Node(state))
 
@@ -302,6 +307,12 @@ class Search:
     def root_value(self) -> float:
         "The root's mean backed-up value, for the player to move at the root."
         return node_value(self.root)
+
+    def target_value(self) -> float:
+        """The root value self-play records (half of a value target, chapter 7a): `root_value()`, or for a Gumbel
+        search with `gumbel_value='improved'`, the improved policy's value (`improved_value`, *Gumbel at the root*)."""
+        if self.gumbel is not None and self.config.gumbel_value == "improved": return improved_value(self.root, self.config)
+        return self.root_value()
 
     def advance(self, action: int) -> None:
         "Play `action` (legal at the root): its subtree becomes the root and a new round of simulations begins."
@@ -444,3 +455,11 @@ class GumbelRoot:
         most = max(self.given[e] for e in self.candidates)
         scores = self.scores()
         return self.root.actions[max((e for e in self.candidates if self.given[e] == most), key=lambda e: scores[e])]
+
+# %% ../nbs/03_mcts.ipynb #76888243
+def improved_value(node: Node, config: SearchConfig | None = None) -> float:
+    "Σ π'(a) q̂(a) over the edges of the expanded `node`: completed Q weighted by the improved policy, for its player."
+    policy, total = improved_policy(node, config), 0.0
+    for action, q in zip(node.actions, completed_q(node)): total += policy[action] * q  # left to right, as chapter 6
+    return total
+

@@ -344,9 +344,11 @@ def test_gumbel_equivalence_fails_with_a_perturbed_schedule(monkeypatch):
     assert len(gumbel_mismatches(readable, engine, config)) == len(readable)
 
 
-def test_a_whole_gumbel_game_with_tree_reuse_matches_the_readable_search(monkeypatch):
+@pytest.mark.parametrize("gumbel_value", ["root_mean", "improved"])
+def test_a_whole_gumbel_game_with_tree_reuse_matches_the_readable_search(monkeypatch, gumbel_value):
     "Move by move, with the engine's draws handed to chapter 3's search: the same moves, targets and root values."
-    evaluator, config = LinearEvaluator(seed=5), SearchConfig(simulations=48, root_search="gumbel")
+    evaluator = LinearEvaluator(seed=5)
+    config = SearchConfig(simulations=48, root_search="gumbel", gumbel_value=gumbel_value)
     draws = []
     class RecordingSelfPlay(SelfPlay):
         def draw_gumbel(self):
@@ -356,14 +358,17 @@ def test_a_whole_gumbel_game_with_tree_reuse_matches_the_readable_search(monkeyp
     start = random_openings(1, np.random.default_rng(6))[0]
     record = RecordingSelfPlay(evaluator, config, slots=1).play([(0, start, (0, 0))])[0]
     monkeypatch.setattr(mcts, "gumbel_draws", lambda count, rng: draws.pop(0)[:count].tolist())
-    search = mcts.Search(start, config)
+    search, means = mcts.Search(start, config), []
     for t, action in enumerate(record.action.tolist()):
         search.run(state_evaluator(evaluator))
         np.testing.assert_allclose(record.policy[t], search.improved_policy(), rtol=0, atol=1e-7)
-        assert record.root_value[t] == np.float32(search.root_value())
+        assert abs(record.root_value[t] - search.target_value()) <= 1e-6  # float32 of the same float64 sum
+        means.append(search.root_value())
         assert action == search.choose_action()
         search.advance(action)
     assert search.root.is_terminal and record.winner == 1 - search.root.player
+    differ = np.abs(record.root_value - np.float32(means)) > 1e-3  # the improved value is not the mean
+    assert differ.any() if gumbel_value == "improved" else not differ.any()
 
 
 def test_gumbel_selfplay_ignores_root_noise_and_temperature_and_targets_the_improved_policy():

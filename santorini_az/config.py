@@ -24,7 +24,8 @@ from .rundir import RunError
 
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
-           'check_settings', 'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
+           'check_settings', 'check_device', 'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides',
+           'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -57,6 +58,7 @@ class RunConfig:
     threads: int = 0  # torch threads for training (0: one per available core); a search always uses one per worker
     workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
     backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, or "onnxruntime-int8"
+    device: str = "cpu"  # where the network searches and trains: "cpu", or "cuda" (one GPU, with backend "torch")
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     arena: ArenaConfig = field(default_factory=ArenaConfig)
@@ -66,7 +68,7 @@ class RunConfig:
 
 # %% ../nbs/24_config.ipynb #673e1a81
 def preset(name: str) -> RunConfig:
-    "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long' or 'seed'."
+    "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long', 'gpu' or 'seed'."
     if name == "tiny":
         return RunConfig(name="tiny", preset="tiny", iterations=2, channels=16, blocks=2, replay_capacity=5000,
                          workers=1, backend="torch",  # worker processes and ONNX exports would take longer than its games
@@ -84,16 +86,25 @@ def preset(name: str) -> RunConfig:
                                                  full_search_share=0.25, fast_simulations=32),
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=4))
+    if name == "gpu":  # one CUDA GPU and the cores beside it; sized on an H100 with 16 cores (chapter 10)
+        return RunConfig(name="gpu", preset="gpu", iterations=0, hours=1.0, channels=128, blocks=10,
+                         device="cuda", backend="torch", workers=4, replay_capacity=300_000, replay_generations=10,
+                         holdout_games=64,
+                         selfplay=SelfPlayConfig(games=1024, games_in_flight=1024, simulations=128, dirichlet_alpha=0.15,
+                                                 full_search_share=0.25, fast_simulations=32),
+                         train=TrainConfig(batch_size=1024, steps_per_iteration=100, value_target_mix=0.5,
+                                           reach_loss_weight=1.0, threat_loss_weight=1.0),
+                         arena=ArenaConfig(every=4))
     if name == "seed":
         return RunConfig(name="seed", preset="seed", iterations=200, channels=256, blocks=8,
-                         threads=0, replay_capacity=500_000, replay_generations=20, holdout_games=64, holdout_simulations=200,
+                         device="cuda", backend="torch", threads=0, replay_capacity=500_000, replay_generations=20, holdout_games=64, holdout_simulations=200,
                          selfplay=SelfPlayConfig(games=512, simulations=200, temperature_plies=12),
                          train=TrainConfig(batch_size=512, steps_per_iteration=1000, learning_rate=1e-3,
                                            optimizer="sgd", lr_schedule="step", lr_step_every=40_000),
                          arena=ArenaConfig(openings=50, simulations=200, reference_openings=25))
-    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long or seed (or gods: `train --preset gods`, chapter 10b)")
+    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu or seed (or gods: `train --preset gods`, chapter 10b)")
 
-PRESETS = ("tiny", "cpu", "long", "seed")
+PRESETS = ("tiny", "cpu", "long", "gpu", "seed")
 
 # %% ../nbs/24_config.ipynb #a66c4c29
 LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest) allowed; None: no bound
@@ -118,7 +129,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
-                                       "selfplay.gumbel_value": GUMBEL_VALUES}
+                                       "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda")}
 
 # %% ../nbs/24_config.ipynb #420be12c
 def machine_memory() -> int:
@@ -163,6 +174,16 @@ def check_settings(config, limits: dict = LIMITS) -> None:
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
 
+def check_device(config: RunConfig) -> None:
+    "ValueError if the run asks for a GPU that torch does not see, or for one with a backend that runs on the CPU."
+    if config.device != "cuda": return
+    if config.backend != "torch":
+        raise ValueError(f"setting 'backend'={config.backend!r} runs the network on the CPU: with device=cuda use backend=torch")
+    import torch
+    if not torch.cuda.is_available():
+        raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
+                         "use another preset, or --set device=cpu")
+
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
     check_settings(config)
@@ -172,6 +193,7 @@ def check_config(config: RunConfig) -> RunConfig:
         raise ValueError(f"setting 'selfplay.fast_simulations' must be at most selfplay.simulations "
                          f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")
     check_memory(config)
+    check_device(config)
     unknown = [r for r in config.arena.references if r not in REFERENCE_PLAYERS]
     if unknown: raise ValueError(f"setting 'arena.references' has unknown opponent {unknown[0]!r}: "
                                  f"use {', '.join(REFERENCE_PLAYERS)}")

@@ -70,7 +70,7 @@ class Loop:
         if self.config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
             from santorini_az.export import onnx_factory
             return onnx_factory(checkpoint, int8=self.config.backend == "onnxruntime-int8")
-        return NetworkFactory(checkpoint=str(checkpoint), threads=1)
+        return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=self.config.device)
 
     def network_player(self, iteration: int, simulations: int) -> SearchPlayer:
         return SearchPlayer(network_name(iteration), self.network_factory(iteration), simulations)
@@ -167,12 +167,13 @@ def stage_train(loop: Loop, iteration: int) -> dict:
     run, c = loop.run, loop.config
     if len(loop.buffer) == 0: raise RunError("the replay buffer is empty: self-play produced no positions")
     torch.set_num_threads(c.threads or available_cores())  # the workers are idle while the network trains
-    model = load_network(run.checkpoint(iteration - 1))
+    model = load_network(run.checkpoint(iteration - 1)).to(c.device)  # "cuda": the gpu preset trains on the GPU
     trainer = Trainer(model, c.train, loop.total_steps())
     if run.trainer_state(iteration - 1).exists(): read_run_file(run.trainer_state(iteration - 1), trainer.load_state)
     steps = c.train.steps_per_iteration
     with loop.progress.task("training steps", steps) as advance:
         losses = trainer.train(loop.buffer, steps, loop.rng(iteration, "train"), advance)
+    model.cpu()  # the checks below and the checkpoint work on the CPU
     values = {**losses, "step": trainer.step, "buffer_positions": len(loop.buffer)}
     if loop.holdout is not None:
         held = evaluate_losses(model, loop.holdout, c.train.value_target_mix)
@@ -349,7 +350,7 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
             raise RunError(f"{path} is a {metadata['config'].name} network but the run's config says "
                            f"{config.net.name}: it does not belong to this run")
         state = run.trainer_state(max(trained))
-        if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True))
+        if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True, map_location="cpu"))
 
 # %% ../nbs/10a_loop.ipynb #301dc45a
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,

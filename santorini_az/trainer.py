@@ -20,8 +20,8 @@ from .replay import Examples, ReplayBuffer
 
 # %% auto #0
 __all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'board_tensors',
-           'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'network_outputs',
-           'batch_losses', 'Trainer', 'evaluate_losses']
+           'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'model_device',
+           'network_outputs', 'batch_losses', 'Trainer', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -75,7 +75,7 @@ def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
 def board_tensors(planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     "(x [B, 9, 5, 5]: levels 0-4, my two workers, the opponent's two; levels [B, 5, 5]; free [B, 5, 5]: no worker, no dome)."
     x = planes.permute(0, 3, 1, 2)
-    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype).view(1, 5, 1, 1)).sum(1)
+    levels = (x[:, :5] * torch.arange(5, dtype=x.dtype, device=x.device).view(1, 5, 1, 1)).sum(1)
     return x, levels, (1 - x[:, 5:9].sum(1)) * (1 - x[:, 4])
 
 def worker_steps(worker: torch.Tensor, levels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,23 +135,28 @@ def threat_loss(logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
     return F.binary_cross_entropy_with_logits(logits, threat_maps(planes))
 
 # %% ../nbs/07a_trainer.ipynb #fba6f7e9
+def model_device(model: torch.nn.Module) -> torch.device:
+    "Where `model`'s weights live: each batch is moved there (the CPU, or a GPU in chapter 10's gpu preset)."
+    return next(model.parameters()).device
+
 def network_outputs(model: torch.nn.Module, planes: np.ndarray | torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    "(logits [B, 153], values [B]) of `model` for input planes [B, 5, 5, 9]."
-    x = torch.as_tensor(planes, dtype=torch.float32)
+    "(logits [B, 153], values [B]) of `model` for input planes [B, 5, 5, 9] (moved to the model's device)."
+    x = torch.as_tensor(planes, dtype=torch.float32, device=model_device(model))
     logits, values = model(x)
     return logits, values.reshape(-1)
 
 def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
                  reach_head: ReachHead | None = None) -> dict[str, torch.Tensor]:
     "The policy, value and total loss of `model` on `batch`; with a `reach_head`, its auxiliary losses too."
-    planes = torch.as_tensor(batch.planes, dtype=torch.float32)
+    device = model_device(model)
+    planes = torch.as_tensor(batch.planes, dtype=torch.float32, device=device)
     if reach_head is None: logits, values = network_outputs(model, planes)
     else:
         features = model.trunk(planes)  # one pass through the trunk feeds all three heads
         logits, values = model.heads(features)
-    legal = torch.as_tensor(batch.legal)
-    p_loss = policy_loss(logits, torch.as_tensor(batch.policy, dtype=torch.float32), legal)
-    v_loss = value_loss(values, torch.as_tensor(batch.value_target(config.value_target_mix)))
+    legal = torch.as_tensor(batch.legal, device=device)
+    p_loss = policy_loss(logits, torch.as_tensor(batch.policy, dtype=torch.float32, device=device), legal)
+    v_loss = value_loss(values, torch.as_tensor(batch.value_target(config.value_target_mix), device=device))
     losses = {"policy_loss": p_loss, "value_loss": v_loss, "loss": p_loss + config.value_loss_weight * v_loss}
     if reach_head is not None:
         aux = reach_head(features)
@@ -172,6 +177,7 @@ class Trainer:
         if config.reach_loss_weight > 0 or config.threat_loss_weight > 0:
             if not hasattr(model, "trunk"): raise ValueError("reach_loss_weight or threat_loss_weight > 0 needs a SantoriniNet (its trunk)")
             self.reach_head = ReachHead(model.config.channels, maps=6 if config.threat_loss_weight > 0 else 4)
+            self.reach_head.to(model_device(model))
         parameters = [*model.parameters(), *(self.reach_head.parameters() if self.reach_head else [])]
         if config.optimizer == "adamw":
             self.optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate,
@@ -213,7 +219,7 @@ class Trainer:
 
     def load_state(self, path: Path | str) -> None:
         "Restore what `save_state` saved."
-        state = torch.load(path, weights_only=True)
+        state = torch.load(path, weights_only=True, map_location=model_device(self.model))  # a GPU run resumes on a CPU
         self.optimizer.load_state_dict(state["optimizer"]); self.step = int(state["step"])
         if self.reach_head and "reach_head" in state: self.reach_head.load_state_dict(state["reach_head"])
 

@@ -237,6 +237,28 @@ def test_tiny_preset_end_to_end_via_cli(tmp_path):
     assert any((run.root / "tb").iterdir())
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: the gpu preset runs")
+def test_gpu_preset_without_a_gpu_stops_before_writing(tmp_path):
+    "`train --preset gpu` where torch sees no GPU: one sentence naming the setting and the way out, exit 2, no run."
+    done = subprocess.run(CLI + ["train", "--preset", "gpu", "--run-dir", str(tmp_path / "gpu")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "'device'='cuda' but torch" in done.stderr and "--set device=cpu" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "gpu").exists()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+def test_a_gpu_run_trains_there_and_resumes_on_the_cpu(tmp_path):
+    "device=cuda: two iterations on the GPU; the run then resumes on the CPU (the optimiser state saved on the GPU loads)."
+    config = apply_overrides(preset("tiny"), ["device=cuda", "backend=torch"])
+    run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
+    assert [(r.iteration, r.stage) for r in run.records()] == plan(config)
+    state = torch.load(run.trainer_state(2), weights_only=True, map_location="meta")
+    assert state["step"] == 2 * config.train.steps_per_iteration
+    run = run_training(run.root, resume=True, overrides=["device=cpu", "iterations=3"], progress=Progress(quiet=True))
+    assert [(r.iteration, r.stage) for r in run.records()] == plan(apply_overrides(config, ["iterations=3"]))
+
+
 @pytest.mark.slow
 def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     "`train --hours` without --iterations plans its iterations from their measured time; resume keeps the plan, a larger --hours extends it."

@@ -423,7 +423,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--run-dir", "afile"], "afile"),
     (["train", "--set", "x" * 100_000 + "=1"], "more characters"),  # a huge argument is not echoed back whole
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
-    (["bench", "--device", "cuda"], "no CUDA GPU"),
+    pytest.param(["bench", "--device", "cuda"], "no CUDA GPU",
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
     (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
     (["bench", "--precision", "int8"], "add --backend onnxruntime"),
     (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),

@@ -97,7 +97,8 @@ def preset(name: str) -> RunConfig:
                          arena=ArenaConfig(every=4))
     if name == "seed":
         return RunConfig(name="seed", preset="seed", iterations=200, channels=256, blocks=8,
-                         device="cuda", backend="torch", threads=0, replay_capacity=500_000, replay_generations=20, holdout_games=64, holdout_simulations=200,
+                         device="cuda", backend="torch", threads=0, replay_capacity=500_000, replay_generations=20,
+                         holdout_games=64, holdout_simulations=200,
                          selfplay=SelfPlayConfig(games=512, simulations=200, temperature_plies=12),
                          train=TrainConfig(batch_size=512, steps_per_iteration=1000, learning_rate=1e-3,
                                            optimizer="sgd", lr_schedule="step", lr_step_every=40_000),

@@ -221,7 +221,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position."),
          backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")):
-    "Play against the engine in the terminal, moves in notation (C3 to place, C3>C4^D5 to move and build)."
+    "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game
     state = read_position(position)
     try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from .game import Action, State, initial_state, random_openings, winner
+from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_actions, random_openings, winner
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig, legal_priors
@@ -27,8 +27,9 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games', 'Inspection',
-           'principal_variation', 'inspect', 'inspect_position', 'inspect_table', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games',
+           'Inspection', 'principal_variation', 'inspect', 'inspect_position', 'inspect_table', 'help_text', 'legend',
+           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -146,24 +147,106 @@ def inspect_table(report: dict):
                       "" if r["q"] is None else f"{r['q']:+.3f}")
     return table
 
+# %% ../nbs/27_play.ipynb #5b1e0c2a
+COMMANDS = {"help": "this help and the board's legend (also ?)",
+            "moves": "list the legal moves of the position",
+            "undo": "take back your last move and the engine's reply",
+            "quit": "stop the game (also exit, q)"}
+ALIASES = {"?": "help", "exit": "quit", "q": "quit"}  # other words for the commands
+
+def help_text() -> str:
+    "What the human can type: a move in notation, or one of the `COMMANDS`."
+    notation = ["Type a move in notation, files A-E from left to right and ranks 1-5 from bottom to top:",
+                "  C3          place a worker on C3 (at the start each player places two)",
+                "  C3>C4^D5    move your worker from C3 to C4, then build on D5",
+                "A worker steps to a free neighbouring cell (at most one level up, any number down), then builds",
+                "on a free cell next to where it stands. Climb onto level 3 to win; a player who cannot move loses.",
+                "Or type a command:"]
+    return "\n".join(notation + [f"  {name:<11} {what}" for name, what in COMMANDS.items()])
+
+# %% ../nbs/27_play.ipynb #5b1e0c2d
+def legend(human: int) -> str:
+    "What the board's symbols mean, for a human playing player `human` (0 or 1)."
+    yours, engines = (" ".join(WORKER_MARKS[p]) for p in (human, 1 - human))
+    return "\n".join([
+        "Legend: each cell is its level then who stands on it (2a: your worker a on level 2).",
+        "  0 1 2 3   the level of the cell (3 is the top of a tower)",
+        "  D         a dome: nobody steps or builds there",
+        f"  {yours:<9} your workers (player {human + 1})",
+        f"  {engines:<9} the engine's workers (player {2 - human})",
+        "  .         nobody on the cell",
+        "The line under the board is the position in notation (santorini_az show and inspect read it)."])
+
+# %% ../nbs/27_play.ipynb #5b1e0c30
+def moves_text(state: State) -> str:
+    "The legal moves of `state` in notation, sorted: one line of placements, or one line per step FROM>TO."
+    names = sorted(format_action(state, a) for a in legal_actions(state))
+    if not names: return "no legal moves: the game is over"
+    if in_setup(state): return f"{len(names)} legal placements: " + " ".join(names)
+    steps: dict[str, list[str]] = {}
+    for name in names: steps.setdefault(name.partition("^")[0], []).append(name)
+    lines = ["  " + " ".join(group) for group in steps.values()]
+    return "\n".join([f"{len(names)} legal moves (FROM>TO^BUILD):"] + lines)
+
+# %% ../nbs/27_play.ipynb #5b1e0c33
+def expected_move(state: State) -> str:
+    "What the player to move in `state` may type, in words."
+    return "a placement like C3" if in_setup(state) else "a move FROM>TO^BUILD like C3>C4^D5"
+
+def read_move(state: State, text: str) -> Action:
+    "The legal action written as `text` in `state`; a NotationError of one sentence, naming `text`, otherwise."
+    text, expected = text.strip(), expected_move(state)
+    if not text: raise NotationError(f"nothing typed: expected {expected}, or help")
+    if ">" not in text and not (text[:1].isalpha() and text[1:2].isdigit()):
+        raise NotationError(f"{text!r} is neither a move nor a command: expected {expected}, or help")
+    if in_setup(state) and ">" in text:
+        raise NotationError(f"{text!r} is a move, but the workers are still being placed: expected {expected}")
+    if not in_setup(state) and ">" not in text:
+        raise NotationError(f"{text!r} is not a move, and every worker is placed: expected {expected}")
+    try: return parse_action(state, text)
+    except NotationError as e: raise NotationError(f"{e} (moves lists the legal ones)") from None
+
+# %% ../nbs/27_play.ipynb #5b1e0c37
+def take_back(played: list[tuple[State, Action]], human: int) -> tuple[State, list[str]] | None:
+    "Pop `played` down to player `human`'s last move: the position before it and the moves popped, or None."
+    if not any(state.player == human for state, _ in played): return None
+    taken = []
+    while True:
+        state, action = played.pop()
+        taken.insert(0, format_action(state, action))
+        if state.player == human: return state, taken
+
 # %% ../nbs/27_play.ipynb #27cc843e
+def show_position(state: State, write: Callable[[str], None]) -> None:
+    "Write the board of `state`, whose turn it is (or who won) and the position in notation."
+    write(str(state)); write(f"position {format_position(state)}")
+
 def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start: State | None = None,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-              backend: str = "torch") -> int | None:
+              backend: str = "torch", seed: int | None = None) -> int | None:
     "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits."
-    engine = search_player(spec, simulations, "play", backend)
-    state = start or initial_state()
+    engine, rng = search_player(spec, simulations, "play", backend), np.random.default_rng(seed)
+    state, played = start or initial_state(), []  # played: (position, action) of every move so far
+    write(legend(human)); show_position(state, write)
     while winner(state) is None:
-        write(str(state)); write(format_position(state))
-        if state.player == human:
-            text = read(f"your move (player {human + 1}; 'quit' to stop): ").strip()
-            if text.lower() in ("quit", "exit", "q"): return None
-            try: action = parse_action(state, text)
-            except NotationError as e:
-                write(f"  {e}"); continue
-        else:
-            action = engine.choose([state], np.random.default_rng())[0]
+        if state.player != human:
+            action = engine.choose([state], rng)[0]
             write(f"engine plays {format_action(state, action)}")
+        else:
+            text = read(f"your move (player {human + 1}; help for the commands): ").strip()
+            command = ALIASES.get(text.lower(), text.lower())
+            if command == "quit": return None
+            if command == "help": write(help_text()); write(legend(human)); continue
+            if command == "moves": write(moves_text(state)); continue
+            if command == "undo":
+                taken = take_back(played, human)
+                if taken is None: write("  nothing to undo: you have not moved yet"); continue
+                state, moves = taken
+                reply = f" and the engine's {' '.join(moves[1:])}" if moves[1:] else ""
+                write(f"took back your {moves[0]}{reply}"); show_position(state, write); continue
+            try: action = read_move(state, text)
+            except NotationError as e: write(f"  {e}"); continue
+        played.append((state, action))
         state = state.apply(action)
-    write(str(state))
+        show_position(state, write)
     return winner(state)

@@ -1,0 +1,93 @@
+"Terminal play (`santorini_az play`, `play_game`) driven by scripted input: help, legend, moves, undo, bad entries."
+import subprocess
+import sys
+from pathlib import Path
+
+from santorini_az.play import play_game
+
+SCRIPT = Path(sys.executable).parent / "santorini_az"
+AFTER_SETUP = "0000000000000000000000000/1/C3,B2/D2,E1"  # player 1 to make the first move
+
+
+def play_cli(lines, *args):
+    "Run `santorini_az play` against the uniform MCTS with `lines` typed on stdin."
+    return subprocess.run([str(SCRIPT), "play", "--checkpoint", "mcts", "--sims", "4", *args],
+                          input="".join(line + "\n" for line in lines), capture_output=True, text=True, timeout=60)
+
+
+def play_scripted(lines, **kwargs):
+    "Play `play_game` with `lines` typed; what was written, one entry per call, and the result."
+    said, typed = [], iter(lines)
+    result = play_game("mcts", simulations=4, read=lambda prompt: next(typed), write=said.append, seed=0, **kwargs)
+    return said, result
+
+
+def test_cli_help_legend_moves_undo_and_quit():
+    result = play_cli(["help", "?", "moves", "C3", "undo", "undo", "quit"])
+    out = result.stdout
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert out.count("Legend:") == 3  # once at the start, then with each help
+    assert out.index("Legend:") < out.index("your move")  # before the first question
+    assert out.count("C3>C4^D5    move your worker from C3 to C4, then build on D5") == 2
+    assert all(f"  {command} " in out for command in ("help", "moves", "undo", "quit"))
+    assert "a b       your workers (player 1)" in out and "x y       the engine's workers (player 2)" in out
+    assert "25 legal placements: A1 A2" in out
+    assert "took back your C3\n" in out
+    assert "nothing to undo: you have not moved yet" in out
+    assert "is not a cell" not in out
+    assert out.rstrip().endswith("game abandoned")
+
+
+def test_cli_bad_entry_is_one_sentence_and_the_game_goes_on():
+    result = play_cli(["help me", "quit"])
+    assert result.returncode == 0 and "Traceback" not in result.stderr
+    answers = [line for line in result.stdout.splitlines() if "help me" in line]  # after the prompt, on its line
+    assert len(answers) == 1 and answers[0].endswith(
+        "  'help me' is neither a move nor a command: expected a placement like C3, or help"), answers
+    assert result.stdout.count("your move") == 2 and result.stdout.rstrip().endswith("game abandoned")
+
+
+def test_cli_a_winning_move_ends_the_game():
+    result = play_cli(["A5>B5^A5"], "--position", "2300000000000000000000000/1/A5,E1/C3,D3")
+    assert result.returncode == 0 and "player 1 has won" in result.stdout
+    assert result.stdout.rstrip().endswith("player 1 wins")
+
+
+def test_undo_takes_back_the_move_and_the_engines_reply():
+    from santorini_az.notation import parse_position
+    said, result = play_scripted(["C3>C4^D5", "undo", "exit"], start=parse_position(AFTER_SETUP))
+    assert result is None
+    taken = [line for line in said if line.startswith("took back")]
+    assert len(taken) == 1 and taken[0].startswith("took back your C3>C4^D5 and the engine's "), taken
+    assert said[-1] == f"position {AFTER_SETUP}"  # back where the human was
+
+
+def test_undo_as_player_2_before_moving():
+    said, result = play_scripted(["undo", "q"], human=1)
+    assert result is None
+    assert said.count("  nothing to undo: you have not moved yet") == 1
+    assert sum(line.startswith("engine plays") for line in said) == 2  # player 1 placed both its workers first
+
+
+def test_moves_lists_every_legal_move_by_step():
+    from santorini_az.game import legal_actions
+    from santorini_az.notation import parse_position
+    said, _ = play_scripted(["moves", "quit"], start=parse_position(AFTER_SETUP))
+    listing = next(line for line in said if "legal moves" in line).split("\n")
+    count = len(legal_actions(parse_position(AFTER_SETUP)))
+    assert listing[0] == f"{count} legal moves (FROM>TO^BUILD):"
+    assert sum(len(line.split()) for line in listing[1:]) == count
+    assert all(len({move.partition("^")[0] for move in line.split()}) == 1 for line in listing[1:])
+
+
+def test_bad_entries_name_what_was_typed_and_what_is_expected():
+    from santorini_az.notation import parse_position
+    entries = ["", "hepl", "Z9", "C3", "C3>C4", "C3>C3^C4"]
+    said, _ = play_scripted(entries + ["quit"], start=parse_position(AFTER_SETUP))
+    answers = [line for line in said if line.startswith("  ")][-len(entries):]
+    assert answers == ["  nothing typed: expected a move FROM>TO^BUILD like C3>C4^D5, or help",
+                       "  'hepl' is neither a move nor a command: expected a move FROM>TO^BUILD like C3>C4^D5, or help",
+                       "  'Z9' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
+                       "  'C3' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
+                       "  'C3>C4' is not a move: expected FROM>TO^BUILD, like D4>C4^D5 (moves lists the legal ones)",
+                       f"  'C3>C3^C4' is not a legal move in {AFTER_SETUP} (moves lists the legal ones)"], answers

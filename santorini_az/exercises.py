@@ -7,9 +7,18 @@ Docs: https://santorini-az.github.io/santorini_az/exercises.html.md"""
 # %% ../nbs/34_exercises.ipynb #91256aaf
 from __future__ import annotations
 
+import inspect
+import linecache
 import math
+import numbers
+import operator
 import random
-from typing import Callable, Iterable
+import signal
+import sys
+import threading
+import types
+from collections.abc import Iterable, Iterator
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -27,8 +36,8 @@ from .gods import (GODS, GodState, Play, beyond, format_god_position, format_tur
                                minotaur_targets, parse_god_position, place, play_turns, start_play)
 
 # %% auto #0
-__all__ = ['EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WILSON_CASES', 'LOSS_SCORE', 'NEGAMAX_CASES',
-           'VISIT_TEMPERATURES', 'STUCK_THREATS', 'ELO_SCORES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
+__all__ = ['TIME_LIMIT', 'EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WILSON_CASES', 'LOSS_SCORE',
+           'NEGAMAX_CASES', 'VISIT_TEMPERATURES', 'STUCK_THREATS', 'ELO_SCORES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
            'GOD_PER_PLY_HINT', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry', 'check_puct_scores',
            'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval', 'height_evaluation',
            'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy', 'check_blocking_moves',
@@ -37,29 +46,31 @@ __all__ = ['EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WI
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
 class ExerciseFailed(AssertionError):
-    "The learner's function disagrees with the course; the message shows the first failing case and a hint."
+    """The learner's function disagrees with the course; the message shows the first failing case and a hint.
+    `error` is the exception the learner's function raised, when that was the failure."""
+    def __init__(self, message: str = "", error: BaseException | None = None):
+        super().__init__(message)
+        self.error = error
+
+    def _render_traceback_(self) -> list[str]:
+        "What Jupyter shows in place of a traceback: the message alone (the checker's own frames would only bury it)."
+        return f"ExerciseFailed: {self}".splitlines()
 
 class _NotWritten(Exception):
     "The learner's function is still the stub: it raised NotImplementedError."
 
-def _call(fn: Callable, args: tuple, shown_input: Callable[[], str]):
-    "`fn(*args)`; the stub's NotImplementedError becomes _NotWritten, any other exception an ExerciseFailed."
-    try: return fn(*args)
-    except NotImplementedError: raise _NotWritten() from None
-    except ExerciseFailed: raise
-    except Exception as e:
-        raise ExerciseFailed(f"your function raised {type(e).__name__}: {e}\n\non this input:\n{shown_input()}\n\n"
-                             "HINT: call it by hand on that input and read the traceback (attached below).") from e
-
 def _checking(name: str, fn: Callable, body: Callable[[Callable], str]) -> bool:
     "Run a checker's `body`: one ✓ line and True, one line and False for a stub, or ExerciseFailed when wrong."
+    if not callable(fn):
+        raise ExerciseFailed(f"✗ {name}: expected a function, got {_kind(fn)}.\n\nHINT: pass the function itself, "
+                             f"without calling it: {name}(my_function), not {name}(my_function(...))")
     try: agreed = body(fn)
     except _NotWritten:
         print(f"… {name}: not written yet: fill in `{getattr(fn, '__name__', 'your function')}` above, "
               "then run this cell again")
         return False
     except ExerciseFailed as e:
-        raise ExerciseFailed(f"✗ {name}: {e}") from e.__cause__
+        raise ExerciseFailed(f"✗ {name}: {e}", e.error) from None
     print(f"✓ {name}: your function agrees with {agreed}")
     return True
 
@@ -71,6 +82,303 @@ def _hints(hints: Iterable[str], fallback: str = "") -> str:
     "The distinct hints, one `HINT:` line each (or `fallback`)."
     unique = list(dict.fromkeys(h for h in hints if h)) or ([fallback] if fallback else [])
     return "\n".join(f"HINT: {h}" for h in unique)
+
+# %% ../nbs/34_exercises.ipynb #550caef9
+TIME_LIMIT = 5.0  # seconds one call of a learner's function may run before its checker stops it
+
+class _TimedOut(BaseException):
+    "Sent into the learner's function when it runs past the limit (not an Exception: `except Exception` lets it by)."
+
+def _run_with_alarm(run: Callable, seconds: float):
+    "`run()` in the main thread, interrupted by SIGALRM after `seconds` (and every 0.2 s after, should it be swallowed)."
+    armed = [True]
+    def stop(signum, frame):
+        if armed[0]: raise _TimedOut()
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, seconds, 0.2)
+            return run()
+        finally: armed[0] = False
+    finally:  # again, in case the alarm cut the line above short: the handler and the timer must go whatever happens
+        armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+def _run_with_watchdog(run: Callable, seconds: float):
+    "`run()` in any thread: a watchdog thread sends _TimedOut into this one after `seconds` (and every 0.2 s after)."
+    try:
+        import ctypes
+        send = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    except (ImportError, AttributeError): return run()  # no way to stop it here: it runs without a limit
+    target, done, lock = ctypes.c_ulong(threading.get_ident()), threading.Event(), threading.Lock()
+    def watch():
+        wait = seconds
+        while not done.wait(wait):
+            with lock:
+                if not done.is_set(): send(target, ctypes.py_object(_TimedOut))
+            wait = 0.2
+    threading.Thread(target=watch, name="exercise time limit", daemon=True).start()
+    try:
+        try: return run()
+        finally: done.set()
+    finally:  # again, in case _TimedOut cut the line above short; then withdraw one sent but not delivered yet
+        with lock:
+            done.set()
+            send(target, None)
+
+def _run_limited(run: Callable, seconds: float | None):
+    "`run()`, stopped by _TimedOut after `seconds` (None or 0: no limit)."
+    if seconds is None or not 0 < seconds < math.inf: return run()
+    if (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)):  # the alarm is free: nobody else's timer runs
+        return _run_with_alarm(run, seconds)
+    return _run_with_watchdog(run, seconds)
+
+# %% ../nbs/34_exercises.ipynb #2a8161e5
+def _fields(x) -> list[str]:
+    "The names of an object's attributes: its `__dict__`'s and its classes' `__slots__`."
+    names = list(getattr(x, "__dict__", {}))
+    for cls in type(x).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        names += [slots] if isinstance(slots, str) else [s for s in slots if s not in ("__dict__", "__weakref__")]
+    return list(dict.fromkeys(names))
+
+def _as_numpy(x) -> np.ndarray:
+    "A numpy array or a tensor as a numpy array (a tensor's values, on the CPU)."
+    if isinstance(x, np.ndarray): return x
+    x = x.detach().cpu()
+    try: return x.numpy()
+    except (TypeError, RuntimeError): return x.double().numpy()  # a dtype numpy lacks (bfloat16)
+
+def _snapshot(x, depth: int = 3):
+    """A copy of `x` to compare with after a call: numbers and strings as they are, arrays and tensors as their bytes,
+    lists, tuples, dicts and objects `depth` levels deep; anything deeper, and functions, by identity."""
+    if x is None or isinstance(x, (bool, int, float, complex, str, bytes)): return x
+    torch = sys.modules.get("torch")
+    if isinstance(x, np.ndarray) or (torch is not None and isinstance(x, torch.Tensor)):
+        values = _as_numpy(x)
+        return ("values", type(x), values.dtype.str, values.shape, values.tobytes())
+    if depth <= 0 or callable(x) or isinstance(x, types.ModuleType): return ("object", id(x))
+    if isinstance(x, (list, tuple)): return ("items", type(x), tuple(_snapshot(v, depth - 1) for v in x))
+    if isinstance(x, dict): return ("keys", type(x), tuple((k, _snapshot(v, depth - 1)) for k, v in x.items()))
+    if isinstance(x, (set, frozenset)): return ("set", type(x), frozenset(x))
+    return ("fields", type(x), tuple((name, _snapshot(getattr(x, name, "<unset>"), depth - 1)) for name in _fields(x)))
+
+def _difference(before, after, path: str = "") -> tuple[str, str] | None:
+    "Where snapshot `after` first differs from `before`: (a path such as `.visits[3]`, how), or None if nowhere."
+    if before == after: return None
+    kind = before[0] if isinstance(before, tuple) and isinstance(after, tuple) and before[:2] == after[:2] else None
+    if kind == "items" and len(before[2]) != len(after[2]):
+        return path, f" (its length went from {len(before[2])} to {len(after[2])})"
+    if kind in ("items", "keys", "fields"):
+        names = [f"[{i}]" for i in range(len(before[2]))] if kind == "items" else \
+                [f"[{k!r}]" if kind == "keys" else f".{k}" for k, _ in before[2]]
+        if kind == "items" or [k for k, _ in before[2]] == [k for k, _ in after[2]]:
+            olds, news = ((v if kind == "items" else v[1] for v in s[2]) for s in (before, after))
+            for name, old, new in zip(names, olds, news):
+                if (found := _difference(old, new, path + name)) is not None: return found
+    if kind == "values" and before[2:4] == after[2:4] and before[2][1] != "O":
+        old, new = (np.frombuffer(s[4], np.dtype(s[2])) for s in (before, after))
+        changed = int(((old != new) & ~((old != old) & (new != new))).sum())  # a nan that stays nan is no change
+        return path, f" ({changed} of {old.size} entries)"
+    return path, ""
+
+# %% ../nbs/34_exercises.ipynb #62b8a158
+class _WrongType(TypeError):
+    "A result a checker cannot read; the message says what is wrong with it ('' when its type says it all)."
+
+class _Returns(NamedTuple):
+    "What a learner's function must return: `what` in words, `read` (the result as the checker uses it, or _WrongType)."
+    what: str
+    read: Callable = lambda x: x
+    iterators: bool = False  # may it return a generator (any iterator)? It is read to the end under the time limit
+    hint: str = ""  # the usual mistake behind a result of the wrong type
+
+def _a(words: str) -> str: return f"{'an' if words[:1].lower() in 'aeiou' else 'a'} {words}"
+
+def _short(x, width: int = 60) -> str:
+    "`repr(x)`, cut to about `width` characters."
+    try: text = repr(x)
+    except Exception: return "(that cannot be printed)"
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+def _type_name(x) -> str:
+    "`x`'s type by name: list, Move, numpy.ndarray, torch.Tensor."
+    top = type(x).__module__.split(".")[0]
+    return f"{top}.{type(x).__qualname__}" if top in ("numpy", "torch") else type(x).__qualname__
+
+def _kind(x) -> str:
+    "What `x` is, in words: None, a generator, a list of 3: [1, 2, 3], a numpy.ndarray of shape (5, 5), a str 'A5'."
+    if x is None: return "None"
+    if isinstance(x, types.GeneratorType): return "a generator"
+    if isinstance(x, Iterator): return _a(f"iterator ({_type_name(x)})")
+    if isinstance(getattr(x, "shape", None), tuple): return _a(f"{_type_name(x)} of shape {tuple(x.shape)}")
+    if isinstance(x, (list, tuple, dict, set, frozenset)): return _a(f"{_type_name(x)} of {len(x)}: {_short(x)}")
+    if type(x).__repr__ is object.__repr__: return _a(_type_name(x))  # its repr would only show a memory address
+    return _a(f"{_type_name(x)} {_short(x)}")
+
+def _collection(x) -> list:
+    "Any iterable but a string or a dict (a list, a tuple, a set; a generator has been read by then) as a list."
+    if x is None or isinstance(x, (str, bytes, dict, numbers.Number)) or not isinstance(x, Iterable): raise _WrongType("")
+    return list(x)
+
+def _sequence(x) -> list:
+    "A list, tuple, numpy array or tensor as a list (not a generator, which can be read only once)."
+    if isinstance(x, Iterator) or not hasattr(x, "__len__"): raise _WrongType("")
+    return _collection(x)
+
+def _each(read_item: Callable, what_item: str, any_iterable: bool = False) -> Callable:
+    "A reader of a list whose items `read_item` reads; _WrongType names the first item it cannot read."
+    def read(x) -> list:
+        items, out = (_collection if any_iterable else _sequence)(x), []
+        for i, item in enumerate(items):
+            try: out.append(read_item(item))
+            except Exception: raise _WrongType(f"item {i} is {_kind(item)}, not {what_item}") from None
+        return out
+    return read
+
+def _pair(read_item: Callable, what_item: str) -> Callable:
+    "A reader of two values that `read_item` reads."
+    def read(x) -> tuple:
+        items = _each(read_item, what_item)(x)
+        if len(items) != 2: raise _WrongType(f"it holds {len(items)} values, not 2")
+        return tuple(items)
+    return read
+
+def _as_number(x) -> float:
+    "A number (an int, a float, a numpy number, a one-number tensor) as a float."
+    if x is None or isinstance(x, (str, bytes)): raise _WrongType("")
+    return float(x)
+
+def _as_index(x) -> int:
+    "A whole number (an int, a numpy integer, a one-number integer tensor) as an int; a float is not one."
+    if isinstance(x, bool): raise _WrongType("")
+    return operator.index(x)
+
+def _as_string(x) -> str:
+    "A string, as it is."
+    if not isinstance(x, str): raise _WrongType("")
+    return x
+
+def _numeric_array(x) -> np.ndarray:
+    "A numpy array of numbers (or a tensor, or nested lists of numbers) as a numpy array."
+    if x is None or isinstance(x, (str, bytes)) or isinstance(x, Iterator): raise _WrongType("")
+    values = _as_numpy(x) if "torch" in sys.modules and isinstance(x, sys.modules["torch"].Tensor) else np.asarray(x)
+    if values.dtype.kind not in "biuf": raise _WrongType(f"its entries are {values.dtype}, not numbers")
+    return values
+
+def _as_tensor(x):
+    "A torch tensor, as it is."
+    if "torch" not in sys.modules or not isinstance(x, sys.modules["torch"].Tensor): raise _WrongType("")
+    return x
+
+def _type_hint(got, returns: _Returns) -> str:
+    "The usual reason for a result of the wrong type."
+    if got is None: return "a function that ends without a `return` (or with a bare `return`) gives None: return the result"
+    if isinstance(got, Iterator) and not returns.iterators:
+        return ("a function that uses `yield` gives a generator, which can be read only once: collect the values in a list "
+                "and return that")
+    if isinstance(got, str): return "return the value itself, not a string that shows it"
+    return returns.hint
+
+# %% ../nbs/34_exercises.ipynb #b0ac88b8
+def _seconds(s: float) -> str: return f"{s:g} second{'' if s == 1 else 's'}"
+
+def _learner_lines(error: BaseException, home: str = "__main__", most: int = 4) -> list[str]:
+    """The lines of the learner's code that `error` went through, innermost last (the checker's own frames left out;
+    a function from a module other than `home`, the learner's, named with its module)."""
+    lines, tb = [], error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code not in _OWN_CODE:
+            module = tb.tb_frame.f_globals.get("__name__", "__main__")
+            name = getattr(code, "co_qualname", code.co_name)
+            name = code.co_name if "<locals>" in name else name  # a function defined inside another: its own name
+            text = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+            lines.append(f"  in {name if module in ('__main__', home) else f'{module}.{name}'}, line {tb.tb_lineno}"
+                         + (f": {text}" if text else ""))
+        tb = tb.tb_next
+    return lines if len(lines) <= most else [lines[0], f"  … ({len(lines) - 3} calls more)"] + lines[-2:]
+
+def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
+    "What to try when the learner's function raised `error`."
+    if isinstance(error, TypeError) and not _learner_lines(error, home):
+        return (f"the checker calls your function with {len(args)} argument{'' if len(args) == 1 else 's'}, as its "
+                "docstring says: check your function's parameters")
+    if isinstance(error, RecursionError):
+        return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
+                "finished game), each call a step closer")
+    return "call your function on that input yourself to see the whole traceback"
+
+def _parameter(fn: Callable, i: int) -> str:
+    "The learner's name for argument `i` (`visits`), or 'argument i + 1' where it has none."
+    try: parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError): parameters = []  # a builtin without a signature
+    names = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return f"`{names[i]}`" if i < len(names) else f"argument {i + 1}"
+
+def _change_hint(arg, name: str) -> str:
+    "How to leave `arg` as it was, by its type."
+    name = name.strip("`") if name.startswith("`") else "it"
+    keep = "the course uses its inputs again after your function returns, so leave them as they were: "
+    if isinstance(arg, np.ndarray):
+        return keep + (f"work on a copy ({name}.copy()); slicing, np.rot90 and .T give views that share the memory of "
+                       f"{name}, so writing into them writes into {name}")
+    if "torch" in sys.modules and isinstance(arg, sys.modules["torch"].Tensor):
+        return keep + (f"use operations that return a new tensor (masked_fill, not masked_fill_; x = x - m, not x -= m) "
+                       f"or work on {name}.clone()")
+    if isinstance(arg, list):
+        return keep + (f"make a new list (sorted({name}), list(reversed({name})), [... for ... in {name}]) rather than "
+                       f"changing this one ({name}.sort(), .reverse(), .append(...), {name}[i] = ...)")
+    return keep + f"read {name}'s fields without assigning to them, and keep what you compute in variables of your own"
+
+def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _Returns | None = None,
+          keep: tuple | None = None):
+    """`fn(*args)` as a checker runs it: the result (read by `returns`, when given), or an ExerciseFailed naming the input
+    (`shown_input()`) when `fn` raises, runs past TIME_LIMIT, changes an argument (`keep[i]` levels deep, 3 by default;
+    None: not checked) or returns what `returns` cannot read. The stub's NotImplementedError becomes _NotWritten."""
+    depths = keep or (3,) * len(args)
+    before = [None if depth is None else _snapshot(arg, depth) for arg, depth in zip(args, depths)]
+    def run():
+        got = fn(*args)
+        if returns is not None and returns.iterators and isinstance(got, Iterator): got = list(got)  # its code runs now
+        return got
+    home = getattr(fn, "__module__", None) or "__main__"
+    try: got = _run_limited(run, TIME_LIMIT)
+    except NotImplementedError: raise _NotWritten() from None
+    except ExerciseFailed: raise
+    except _TimedOut as e:
+        where = "\n".join(_learner_lines(e, home))
+        raise ExerciseFailed(
+            f"your function did not return within {_seconds(TIME_LIMIT)}, so the checker stopped it"
+            + (f" here:\n{where}" if where else "") + f"\n\non this input:\n{shown_input()}\n\n"
+            "HINT: look for a loop that never ends: a `while` whose condition nothing inside the loop changes, or a "
+            "recursion that never reaches its base case. If your function is only slow, give it more time: "
+            "santorini_az.exercises.TIME_LIMIT = 30 (seconds)") from None
+    except (Exception, SystemExit) as e:
+        where = "".join(f"\n{line}" for line in _learner_lines(e, home))
+        raise ExerciseFailed(f"your function raised {type(e).__name__}: {e}{where}\n\non this input:\n{shown_input()}"
+                             f"\n\nHINT: {_raise_hint(e, args, home)}", e) from None
+    for i, (arg, depth, old) in enumerate(zip(args, depths, before)):
+        if depth is None or (change := _difference(old, _snapshot(arg, depth))) is None: continue
+        name, (path, how) = _parameter(fn, i), change
+        changed = f"{name[:-1]}{path}`" if name.startswith("`") else f"{name}{f' (at {path})' if path else ''}"
+        raise ExerciseFailed(f"your function changed its argument {name} ({_a(_type_name(arg))}): {changed} is not what it "
+                             f"was{how}.\n\non this input:\n{shown_input()}\n\nHINT: {_change_hint(arg, name)}")
+    if returns is None: return got
+    try: return returns.read(got)
+    except Exception as e:
+        detail = f": {e}" if isinstance(e, _WrongType) and str(e) else ""
+        hint = _type_hint(got, returns)
+        raise ExerciseFailed(f"your function returned {_kind(got)}{detail}; expected {returns.what}.\n\n"
+                             f"on this input:\n{shown_input()}" + (f"\n\nHINT: {hint}" if hint else "")) from None
+
+def _codes(code: types.CodeType) -> set:
+    "A code object and those of the functions defined inside it."
+    return {code}.union(*(_codes(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+_OWN_CODE = set().union(*(_codes(f.__code__) for f in (_call, _run_limited, _run_with_alarm, _run_with_watchdog)))
 
 # %% ../nbs/34_exercises.ipynb #13c77d74
 def _random_game_positions(count: int, seed: int, games: int | None = None) -> list[State]:
@@ -143,12 +451,11 @@ def _missing_hint(state: State, action) -> str:
     if action.worker == 1: return "both workers may move: loop over state.workers[state.player]"
     return "every (worker, move, build) combination that the rules allow must be listed"
 
+_ACTIONS = _Returns("a list of actions (Placement and Move, in any order)", _collection, iterators=True)
+
 def _compare_actions(fn: Callable, state: State, where: str) -> int:
     "Check `fn(state)` against the rules; the number of actions it returned."
-    got = _call(fn, (state,), lambda: _show(state))
-    try: got = list(got)
-    except TypeError: raise ExerciseFailed(f"{where}: your function returned {got!r}, not a list of actions.\n\n"
-                                           f"{_show(state)}") from None
+    got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}", _ACTIONS)
     expected = legal_actions(state)
     try: got_set = set(got)
     except TypeError: raise ExerciseFailed(f"{where}: the list holds something unhashable: {got[:3]!r}\n\n"
@@ -211,13 +518,9 @@ def check_symmetry(fn: Callable) -> bool:
             for s in range(8):
                 given = planes.copy()
                 shown = lambda: f"{_show(state)}\nsymmetry s = {s} ({SYMMETRY_NAMES[s]})"
-                got = _call(fn, (given, s), shown)
+                got = _call(fn, (given, s), shown, _Returns("a numpy array of planes [5, 5, 9]", _numeric_array))
                 expected = transform_planes(planes, s)
                 where = f"position {i + 1}, symmetry {s} ({SYMMETRY_NAMES[s]})"
-                if not np.array_equal(given, planes):
-                    raise ExerciseFailed(f"{where}: your function changed its input planes.\n\n{shown()}\n\n"
-                                         "HINT: return a new array; leave the planes you were given as they were")
-                got = np.asarray(got)
                 if got.shape != expected.shape:
                     raise ExerciseFailed(f"{where}: expected planes of shape {expected.shape}, got {got.shape}.\n\n"
                                          f"{shown()}\n\nHINT: keep the layout [row, column, plane]; only the 5×5 board "
@@ -306,6 +609,8 @@ _PUCT_MISTAKES = (
      "the exploration term uses the square root of the parent's N"),
 )
 
+_SCORES = _Returns("a list of numbers, one score per edge", _each(_as_number, "a number"))
+
 def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
     """Check `fn(node, config) -> scores`, one PUCT score per edge (aligned with `node.actions`), against
     `mcts.puct_scores`: Q + c_puct · P · √N(node) / (1 + N(edge)), on every expanded node of real searches."""
@@ -315,10 +620,8 @@ def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
                  for config in configs]
         for i, (node, config) in enumerate(cases):
             shown = lambda: f"{_show(node.state)}\nconfig: c_puct={config.c_puct}, fpu_value={config.fpu_value}"
-            got = _call(fn, (node, config), shown)
+            got = _call(fn, (node, config), shown, _SCORES)
             expected = puct_scores(node, config)
-            try: got = [float(x) for x in got]
-            except TypeError: raise ExerciseFailed(f"your function returned {got!r}, not a list of numbers.\n\n{shown()}")
             if len(got) != len(expected):
                 raise ExerciseFailed(f"node {i + 1}: {len(node.actions)} edges, but your function returned {len(got)} "
                                      f"scores.\n\n{shown()}\n\nHINT: one score per edge, in the order of node.actions")
@@ -388,7 +691,7 @@ def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Ca
     for i, ((path, leaf), value) in enumerate(zip(cases, values)):
         before = [(list(node.visits), list(node.value_sums)) for node, _ in path]
         shown = lambda: _path_text(path, leaf, value, columns(path, leaf), edge_text)
-        try: _call(fn, (path, leaf.player, value), shown)
+        try: _call(fn, (path, leaf.player, value), shown, keep=(2, None, None))  # the path's list and pairs, not its nodes
         finally: after = [(list(node.visits), list(node.value_sums)) for node, _ in path]
         for (node, _), (visits, sums) in zip(path, before): node.visits, node.value_sums = visits, sums  # restore
         added_n = [after[k][0][edge] - before[k][0][edge] for k, (_, edge) in enumerate(path)]
@@ -441,6 +744,30 @@ def _top(row, k: int = 5) -> str:
     order = sorted(range(len(row)), key=lambda a: -float(row[a]))[:k]
     return ", ".join(f"{a}: {float(row[a]):.4g}" for a in order)
 
+_PROBABILITIES = _Returns("a torch tensor of probabilities [B, 153]", _as_tensor,
+                          hint="compute with torch operations (masked_fill, softmax, exp) so that the result is a tensor")
+
+def _not_finite_hint(label: str, logits, legal, got, row: int) -> str:
+    "Why the probabilities came out nan or inf: exp overflowed, or every legal exp underflowed and the row is 0/0."
+    import torch
+    top, legal_top = logits.max(-1).values, logits.masked_fill(~legal, float("-inf")).max(-1).values
+    # the rows where exp(legal logit - the row's largest logit) is 0 for every legal action, in the logits' float32
+    underflow = set(((legal_top - top).exp() == 0).nonzero().flatten().tolist())
+    bad = set((~torch.isfinite(got).all(-1)).nonzero().flatten().tolist())
+    if label.startswith("illegal"):
+        return ("0/0: the probabilities of the legal actions underflowed after a softmax over all 153 actions. "
+                "Mask before the softmax: set illegal logits to -inf, then take the softmax")
+    if bad <= underflow:  # exactly the rows where the max of all logits is far above the legal ones: 0/0, not overflow
+        return (f"0/0, not an overflow: row {row}'s largest logit ({float(top[row]):.1f}) is an illegal action's, "
+                f"{float(top[row] - legal_top[row]):.0f} above its largest legal one ({float(legal_top[row]):.1f}), "
+                "so after subtracting it every legal exp underflows to 0 and the row divides 0 by 0 (nan). Subtract "
+                "the largest LEGAL logit (logits.masked_fill(~legal, float('-inf')).max(-1, keepdim=True).values), "
+                "or set the illegal logits to -inf and call torch.softmax, which does both")
+    if label.startswith("large"):
+        return ("exp overflows for large logits: subtract the row's largest legal logit first, or call torch.softmax "
+                "on the masked logits (it does this for you)")
+    return "the probabilities are not finite (nan or inf): look for a division by a sum that can be 0"
+
 def check_legal_softmax(fn: Callable) -> bool:
     """Check `fn(logits, legal) -> probabilities`: `logits` a float tensor [B, 153], `legal` a bool tensor [B, 153];
     each row a softmax over its legal actions only (illegal ones exactly 0, the row summing to 1), against
@@ -456,26 +783,18 @@ def check_legal_softmax(fn: Callable) -> bool:
         for label, logits in batches:
             given = logits.clone()
             got = _call(fn, (given, legal.clone()), lambda: f"{label}: logits [{len(states)}, 153] and the legal masks "
-                        f"of {len(states)} random-game positions, the first:\n{_show(states[0])}")
+                        f"of {len(states)} random-game positions, the first:\n{_show(states[0])}", _PROBABILITIES)
             expected = masked_log_softmax(logits, legal).exp()
-            if not isinstance(got, torch.Tensor) or got.shape != expected.shape:
+            if got.shape != expected.shape:
                 raise ExerciseFailed(f"{label}: expected a tensor of shape {tuple(expected.shape)}, got "
-                                     f"{getattr(got, 'shape', type(got).__name__)}.\n\nHINT: one row of 153 "
-                                     "probabilities per row of logits")
-            if not torch.equal(given, logits):
-                raise ExerciseFailed(f"{label}: your function changed the logits it was given.\n\nHINT: use "
-                                     "masked_fill (not masked_fill_) or work on a copy")
+                                     f"{tuple(got.shape)}.\n\nHINT: one row of 153 probabilities per row of logits")
             got = got.detach().double()
             good = torch.isclose(got, expected.double(), rtol=1e-4, atol=1e-6).all(-1)
             if good.all(): continue
             row = int((~good).nonzero()[0])
             g, e, mask = got[row], expected[row], legal[row]
             hints = []
-            if not torch.isfinite(g).all(): hints.append(
-                "exp overflows for large logits: subtract the row's largest legal logit first, or call torch.softmax "
-                "on the masked logits (it does this for you)" if label.startswith("large") else
-                "0/0: the probabilities of the legal actions underflowed after a softmax over all 153 actions. "
-                "Mask before the softmax: set illegal logits to -inf, then take the softmax")
+            if not torch.isfinite(g).all(): hints.append(_not_finite_hint(label, logits, legal, got, row))
             elif (g[~mask] != 0).any():
                 hints.append("mask before the softmax: illegal actions must get probability exactly 0 "
                              "(logits.masked_fill(~legal, float('-inf')).softmax(-1))")
@@ -506,6 +825,15 @@ def _loss_batch(seed: int = 3):
     logits = torch.randn(len(states), 153, generator=generator) * 2
     return states, logits, torch.tensor(targets, dtype=torch.float32), torch.tensor([legal_mask(s) for s in states])
 
+def _one_number_tensor(x):
+    "A tensor that holds one number."
+    if _as_tensor(x).numel() != 1: raise _WrongType(f"it holds {x.numel()} numbers, not 1")
+    return x
+
+_LOSS = _Returns("a one-number torch tensor (the loss)", _one_number_tensor,
+                 hint="return the batch's mean loss (.mean()) as a torch scalar (not .item()), so that the trainer can "
+                      "call .backward() on it")
+
 def check_policy_loss(fn: Callable) -> bool:
     """Check `fn(logits, target, legal) -> loss`: logits [B, 153], target [B, 153] (visit fractions, 0 off the legal
     actions), legal [B, 153] bool; the loss a scalar tensor, the batch mean of each row's cross-entropy
@@ -518,11 +846,8 @@ def check_policy_loss(fn: Callable) -> bool:
         for label, rows in cases:
             x, t, m = logits[rows].clone().requires_grad_(True), target[rows], legal[rows]
             shown = lambda: f"{label}: {x.shape[0]} real positions, the first:\n{_show(states[0])}"
-            got = _call(fn, (x, t.clone(), m.clone()), shown)
+            got = _call(fn, (x, t.clone(), m.clone()), shown, _LOSS)
             expected = policy_loss(logits[rows], t, m)
-            if not isinstance(got, torch.Tensor) or got.numel() != 1:
-                raise ExerciseFailed(f"{label}: expected a one-number tensor, got {got!r}.\n\nHINT: return a torch "
-                                     "scalar (not .item()) so that the trainer can call .backward() on it")
             if not got.requires_grad:
                 raise ExerciseFailed(f"{label}: the loss does not depend on the logits through torch (no gradient).\n\n"
                                      "HINT: compute it with torch operations only; no .item(), .numpy() or detach()")
@@ -565,11 +890,9 @@ def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
         from santorini_az.arena import wilson_interval
         z = 1.96
         for points, games in WILSON_CASES:
-            got = _call(fn, (points, games), lambda: f"points = {points}, games = {games}")
+            low, high = _call(fn, (points, games), lambda: f"points = {points}, games = {games}",
+                              _Returns("a pair of numbers (low, high)", _pair(_as_number, "a number")))
             expected = wilson_interval(points, games)
-            try: low, high = (float(x) for x in got)
-            except (TypeError, ValueError):
-                raise ExerciseFailed(f"points = {points}, games = {games}: expected a pair (low, high), got {got!r}") from None
             if _close(low, expected[0]) and _close(high, expected[1]): continue
             p = points / games
             wald = z * math.sqrt(p * (1 - p) / games)
@@ -644,7 +967,8 @@ def check_negamax(fn: Callable) -> bool:
             state = _negamax_start(text)
             counted = _Counted(height_evaluation)
             shown = lambda: f"{_show(state)}\ndepth = {depth}, alpha = -inf, beta = +inf, evaluate = height_evaluation"
-            got = _call(fn, (state, depth, -math.inf, math.inf, counted), shown)
+            got = _call(fn, (state, depth, -math.inf, math.inf, counted), shown, _Returns("a number (the score)", _as_number),
+                        keep=(3, None, None, None, None))  # `evaluate` counts its calls: it changes, as it should
             full = _Counted(height_evaluation)
             expected = _minimax(state, depth, full)
             leaves, minimax_leaves = leaves + counted.calls, minimax_leaves + full.calls
@@ -680,13 +1004,13 @@ def check_cell_name(fn: Callable[[int], str]) -> bool:
     e.g. 0 -> 'A5', 24 -> 'E1', against `notation.cell_name` (chapter 1a)."""
     def body(fn):
         for cell in range(25):
-            got = _call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})")
+            got = _call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})",
+                        _Returns("a string such as 'A5'", _as_string))
             expected = cell_name(cell)
             if got == expected: continue
             row, col = divmod(cell, 5)
             hints = []
-            if not isinstance(got, str): hints.append("return a string such as 'A5'")
-            elif got.upper() == expected: hints.append("files are capital letters: 'A5', not 'a5'")
+            if got.upper() == expected: hints.append("files are capital letters: 'A5', not 'a5'")
             elif got == f"{'ABCDE'[col]}{row + 1}": hints.append("rank 5 is the top row (row 0): the rank is 5 - row")
             elif got == f"{'ABCDE'[row]}{5 - col}" or got == f"{'ABCDE'[row]}{col + 1}":
                 hints.append("the letter (file) names the column, the number (rank) the row")
@@ -709,11 +1033,10 @@ def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
             for temperature in VISIT_TEMPERATURES:
                 visits = list(root.visits)
                 shown = lambda: f"{_show(root.state)}\nvisits = {visits}\ntemperature = {temperature}"
-                got = _call(fn, (list(visits), temperature), shown)
+                got = _call(fn, (list(visits), temperature), shown,
+                            _Returns("a list of numbers, one probability per legal action", _each(_as_number, "a number")))
                 policy = visit_policy(root, temperature)
                 expected = [policy[a] for a in root.actions]
-                try: got = [float(x) for x in got]
-                except TypeError: raise ExerciseFailed(f"expected a list of numbers, got {got!r}\n\n{shown()}") from None
                 if len(got) == len(expected) and all(math.isclose(g, e, rel_tol=1e-6, abs_tol=1e-9)
                                                      for g, e in zip(got, expected)): continue
                 hints = []
@@ -791,10 +1114,11 @@ def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
         cases += [(f"a position where the opponent may win by leaving you stuck ({i + 1})", parse_position(text))
                   for i, text in enumerate(STUCK_THREATS)]
         for where, state in cases:
-            got = _call(fn, (state,), lambda: _show(state))
+            got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}",
+                        _Returns("a list of the blocking moves (in any order)", _collection, iterators=True))
             try: got = set(got)
-            except TypeError: raise ExerciseFailed(f"{where}: your function returned {got!r}, not a list of moves."
-                                                   f"\n\n{_show(state)}") from None
+            except TypeError: raise ExerciseFailed(f"{where}: your list holds something that is not a move: {_short(got)}"
+                                                   f"\n\n{_show(state)}\n\nHINT: return Move actions") from None
             expected = set(blocking_moves(state))
             if got == expected: continue
             missing, extra = expected - got, got - expected
@@ -834,11 +1158,9 @@ def check_value_targets(fn: Callable[[list, int], list]) -> bool:
         for i, (states, winner) in enumerate(games):
             shown = lambda: (f"a game of {len(states)} positions won by player {winner + 1} (winner = {winner}); "
                              f"its last position:\n{_show(states[-1])}")
-            got = _call(fn, (list(states), winner), shown)
+            got = _call(fn, (list(states), winner), shown,
+                        _Returns("a list of numbers, one target per position", _each(_as_number, "a number")))
             expected = [float(v) for v in game_examples(GameRecord(states, [[0.0] * 153] * len(states), winner)).value]
-            try: got = [float(v) for v in got]
-            except (TypeError, ValueError): raise ExerciseFailed(f"game {i + 1}: expected a list of numbers, got "
-                                                                 f"{got!r}\n\n{shown()}") from None
             if len(got) != len(expected):
                 raise ExerciseFailed(f"game {i + 1}: {len(states)} positions, but {len(got)} targets.\n\n{shown()}\n\n"
                                      "HINT: one target per position, in the order of `states`")
@@ -901,10 +1223,8 @@ def check_select_edge(fn: Callable) -> bool:
                                  f"priors = {np.array2string(arrays[0], precision=4, threshold=12)}\n"
                                  f"visits = {np.array2string(arrays[1], threshold=12)}\n"
                                  f"value_sums = {np.array2string(arrays[2], precision=3, threshold=12)}")
-                got = _call(fn, tuple(a.copy() for a in arrays) + (c_puct, fpu_value), shown)
-                try: got = int(got)
-                except (TypeError, ValueError): raise ExerciseFailed(f"node {i + 1}: expected an edge index, got "
-                                                                     f"{got!r}\n\n{shown()}") from None
+                got = _call(fn, tuple(a.copy() for a in arrays) + (c_puct, fpu_value), shown,
+                            _Returns("an edge index (an int)", _as_index, hint="np.argmax gives an index; int(...) makes one"))
                 scores = _scores(*arrays, c_puct, fpu_value)
                 if got == expected or (0 <= got < len(scores) and scores[got] != scores[expected]
                                        and math.isclose(scores[got], scores[expected], rel_tol=1e-12)): continue
@@ -958,14 +1278,9 @@ def check_augment(fn: Callable) -> bool:
             for s in range(8):
                 shown = lambda: f"{_show(state)}\nsymmetry s = {s} ({SYMMETRY_NAMES[s]})"
                 given = (planes.copy(), policy.copy())
-                got = _call(fn, given + (s,), shown)
+                got_planes, got_policy = _call(fn, given + (s,), shown, _Returns(
+                    "a pair (planes, policy) of numpy arrays", _pair(_numeric_array, "a numpy array of numbers")))
                 where = f"example {i + 1}, symmetry {s} ({SYMMETRY_NAMES[s]})"
-                try: got_planes, got_policy = (np.asarray(x) for x in got)
-                except (TypeError, ValueError): raise ExerciseFailed(
-                    f"{where}: expected a pair (planes, policy), got {type(got).__name__}.\n\n{shown()}") from None
-                if not (np.array_equal(given[0], planes) and np.array_equal(given[1], policy)):
-                    raise ExerciseFailed(f"{where}: your function changed its input arrays.\n\n{shown()}\n\n"
-                                         "HINT: return new arrays; leave the ones you were given as they were")
                 want_planes, want_policy = transform_planes(planes, s), transform_policy(policy, s)
                 if got_planes.shape != want_planes.shape or got_policy.shape != want_policy.shape:
                     raise ExerciseFailed(f"{where}: expected shapes {want_planes.shape} and {want_policy.shape}, got "
@@ -997,6 +1312,13 @@ def check_augment(fn: Callable) -> bool:
     return _checking("check_augment", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #4f1a2bfc
+def _step(pair) -> tuple[int, str]:
+    "An (iteration, stage) pair."
+    iteration, stage = pair
+    return _as_index(iteration), _as_string(stage)
+
+_STEPS = _Returns("a list of (iteration, stage) pairs", _each(_step, "an (iteration, stage) pair such as (1, 'selfplay')"))
+
 def check_plan(fn: Callable[[int], list]) -> bool:
     """Check `fn(iterations) -> [(iteration, stage), ...]`: every stage of a run in order: the one-off stages
     ("init", "holdout", "references") at iteration 0, then for iterations 1, 2, … the stages of `loop.STAGES`
@@ -1005,12 +1327,8 @@ def check_plan(fn: Callable[[int], list]) -> bool:
     from santorini_az.loop import STAGES, plan
     def body(fn):
         for iterations in (3, 1, 0, 5):
-            got = _call(fn, (iterations,), lambda: f"iterations = {iterations}")
+            got = _call(fn, (iterations,), lambda: f"iterations = {iterations}", _STEPS)
             expected = plan(RunConfig(iterations=iterations))
-            try: got = [(int(i), str(s)) for i, s in got]
-            except (TypeError, ValueError): raise ExerciseFailed(
-                f"iterations = {iterations}: expected a list of (iteration, stage) pairs, got {got!r}\n\n"
-                "HINT: return pairs such as (1, 'selfplay')") from None
             if got == expected: continue
             hints = []
             once = [pair for pair in expected if pair[0] == 0]
@@ -1045,14 +1363,12 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
     the course uses (chapter 30's `protocol` prints it the same way)."""
     def body(fn):
         for score in ELO_SCORES:
-            try: got = _call(fn, (score,), lambda: f"score = {score}")
+            try: got = _call(fn, (score,), lambda: f"score = {score}", _Returns("a number (the Elo difference)", _as_number))
             except ExerciseFailed as e:
-                if 0 < score < 1: raise
+                if 0 < score < 1 or e.error is None: raise
                 raise ExerciseFailed(f"{e}\nHINT: a score of 1 (every point) or 0 (none) has no finite Elo difference: "
-                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))") from e.__cause__
+                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))", e.error) from None
             expected = _elo_difference(score)
-            try: got = float(got)
-            except (TypeError, ValueError): raise ExerciseFailed(f"score = {score}: expected a number, got {got!r}") from None
             if got == expected or _close(got, expected): continue
             hints = []
             if 0 < score < 1:
@@ -1150,10 +1466,8 @@ def check_minotaur_targets(fn: Callable[[Play, int], Iterable[int]]) -> bool:
             for worker in range(2):
                 here = cell_name(play.mine[worker])
                 shown = lambda: f"{_show_god(state)}\nworker = {worker} (on {here})"
-                got = _call(fn, (play, worker), shown)
-                try: got = list(got)
-                except TypeError: raise ExerciseFailed(f"{where}, worker {worker}: your function returned {got!r}, "
-                                                       f"not a list of cells.\n\n{shown()}") from None
+                got = _call(fn, (play, worker), shown,
+                            _Returns("a list of cells (numbers 0-24, in any order)", _collection, iterators=True))
                 expected = minotaur_targets(play, worker)
                 if sorted(got, key=_cell_order) == sorted(expected): continue
                 missing, extra = set(expected) - set(got), set(got) - set(expected)
@@ -1232,11 +1546,9 @@ def check_sub_actions(fn: Callable[[GodState, tuple], Iterable[int]]) -> bool:
         cases = _sub_action_cases()
         for i, (where, state, turn) in enumerate(cases):
             shown = lambda: f"{_show_god(state)}\nturn = {format_turn(state, turn)}: {', '.join(map(_step_text, turn))}"
-            got = _call(fn, (state, turn), shown)
+            got = tuple(_call(fn, (state, turn), shown, _Returns("a list of sub-action numbers",
+                                                                 _each(_as_index, "an int", any_iterable=True), iterators=True)))
             expected = sub_actions_of_turn(state, turn)
-            try: got = tuple(int(n) for n in got)
-            except (TypeError, ValueError): raise ExerciseFailed(
-                f"case {i + 1} ({where}): expected a sequence of numbers, got {got!r}.\n\n{shown()}") from None
             if got == expected: continue
             raise ExerciseFailed(
                 f"case {i + 1} of {len(cases)} ({where}): the sub-actions differ.\n\n{shown()}\n\n"

@@ -1,6 +1,10 @@
 """The exercise checkers (chapter 34): reference solutions pass, stubs return False, and each plausible wrong
-solution fails with ExerciseFailed whose message names its mistake."""
+solution fails with ExerciseFailed whose message names its mistake; so does learner code that raises, never returns,
+returns the wrong type or changes its input."""
 import math
+import signal
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -228,6 +232,11 @@ def wrong_softmax_overflow(logits, legal):
     weights = logits.exp() * legal  # exp of a large logit is inf
     return weights / weights.sum(-1, keepdim=True)
 WRONG['softmax_overflow'] = ('check_legal_softmax', wrong_softmax_overflow, 'exp overflows for large logits')
+
+def wrong_softmax_max_of_all(logits, legal):
+    weights = (logits - logits.max(dim=-1, keepdim=True).values).exp() * legal  # the max of ALL logits, illegal too
+    return weights / weights.sum(-1, keepdim=True)
+WRONG['softmax_max_of_all'] = ('check_legal_softmax', wrong_softmax_max_of_all, 'Subtract the largest LEGAL logit')
 
 def wrong_loss_mean_153(logits, target, legal):
     log_p = logits.masked_fill(~legal, float("-inf")).log_softmax(dim=-1)
@@ -544,7 +553,11 @@ def test_other_exception_names_the_input():
     def crashes(state): return [Placement(state.heights[25])]  # IndexError: there are 25 cells, 0-24
     with pytest.raises(ExerciseFailed, match="your function raised IndexError") as failure:
         exercises.check_legal_actions(crashes)
-    assert "notation: " in str(failure.value) and isinstance(failure.value.__cause__, IndexError)
+    message = str(failure.value)
+    assert "notation: " in message and "in crashes, line" in message and "state.heights[25]" in message
+    assert isinstance(failure.value.error, IndexError)  # kept for whoever wants the traceback ...
+    assert failure.value.__cause__ is None and failure.value.__suppress_context__  # ... but not printed under the message
+    assert failure.value._render_traceback_()[0].startswith("ExerciseFailed: ✗ check_legal_actions: your function raised")
 
 def test_failure_shows_position_and_difference():
     _, fn, _ = WRONG["legal_no_dome"]
@@ -572,3 +585,173 @@ def test_stuck_threats_are_what_they_say():
             wins = [r for r in legal_actions(after) if wins_at_once(after, r)]
             return wins and all(after.heights[r.to] != 3 for r in wins)
         assert any(stuck_only(a) for a in legal_actions(state)), text
+
+
+def test_softmax_max_of_all_logits_is_not_called_an_overflow():
+    "Subtracting the max of all 153 logits makes every legal exp underflow (0/0), where the max is an illegal one's."
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_softmax(wrong_softmax_max_of_all)
+    message = str(failure.value)
+    assert "large logits" in message and "0/0, not an overflow" in message and "is an illegal action's" in message
+    assert "exp overflows" not in message
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_softmax(wrong_softmax_overflow)
+    assert "exp overflows for large logits" in str(failure.value)  # the real overflow keeps its hint
+
+
+# Learner code that misbehaves: every checker calls the learner's function through one guard (exercises._call)
+def raises(*args): return 1 / 0
+
+def loops(*args):
+    while True: pass
+
+def loops_swallowing(*args):  # a retry loop that swallows every Exception: the time limit is not one
+    while True:
+        try: time.sleep(0.01)
+        except Exception: pass
+
+FIRST_INPUT = {  # checker -> part of the first input it shows
+    "check_legal_actions": 'edge position "a dome next to a worker":',
+    "check_puct_scores": "config: c_puct=1.25, fpu_value=0.0",
+    "check_backup": "leaf: player 1 to move, value +0.250",
+    "check_legal_softmax": "ordinary logits: logits [32, 153]",
+    "check_wilson_interval": "points = 0, games = 1",
+    "check_cell_name": "cell = 0 (row 0, column 0)",
+    "check_sub_actions": "turn = C3: place C3",
+    "check_negamax": "depth = 2, alpha = -inf, beta = +inf",
+}
+
+@pytest.mark.parametrize("checker", sorted(FIRST_INPUT))
+def test_raising_function_named_with_its_input(checker):
+    with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(raises)
+    message = str(failure.value)
+    assert message.startswith(f"✗ {checker}: your function raised ZeroDivisionError: division by zero\n"), message
+    assert "  in raises, line" in message and "return 1 / 0" in message  # the learner's own line
+    assert "on this input:\n" in message and FIRST_INPUT[checker] in message
+    assert isinstance(failure.value.error, ZeroDivisionError) and failure.value.__cause__ is None
+
+@pytest.fixture
+def one_second(monkeypatch):
+    "A 1-second limit per call (5 otherwise); afterwards the alarm and its handler must be as they were."
+    monkeypatch.setattr(exercises, "TIME_LIMIT", 1.0)
+    handler = signal.getsignal(signal.SIGALRM)
+    yield
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is handler
+
+@pytest.mark.parametrize("checker", ["check_negamax", "check_symmetry", "check_wilson_interval"])
+def test_endless_loop_stopped(checker, one_second):
+    start = time.perf_counter()
+    with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(loops)
+    assert time.perf_counter() - start < 10
+    message = str(failure.value)
+    assert message.startswith(f"✗ {checker}: your function did not return within 1 second, so the checker stopped it")
+    assert "  in loops, line" in message and "while True: pass" in message  # where it was when stopped
+    assert "on this input:\n" in message and "TIME_LIMIT" in message
+
+def test_endless_loop_that_swallows_exceptions_stopped(one_second):
+    with pytest.raises(ExerciseFailed, match="did not return within 1 second"): exercises.check_cell_name(loops_swallowing)
+
+def test_endless_loop_stopped_off_the_main_thread(one_second):
+    "Off the main thread (nbdev-test runs cells on a thread of its own) a watchdog thread stops the loop."
+    failures = []
+    def check():
+        try: exercises.check_cell_name(loops)
+        except ExerciseFailed as e: failures.append(str(e))
+    worker = threading.Thread(target=check)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive() and len(failures) == 1
+    assert "did not return within 1 second" in failures[0] and "while True: pass" in failures[0]
+    assert "cell = 0 (row 0, column 0)" in failures[0]
+
+def _generator_of(fn): return lambda *args: (x for x in fn(*args))
+
+WRONG_TYPES = {  # name -> (checker, function, the words its message must contain)
+    "puct_none": ("check_puct_scores", lambda node, config: None,
+                  ["returned None; expected a list of numbers", "without a `return`"]),
+    "legal_actions_none": ("check_legal_actions", lambda state: None, ["returned None; expected a list of actions"]),
+    "visit_policy_generator": ("check_visit_policy", _generator_of(reference_visit_policy),
+                               ["returned a generator; expected a list of numbers", "read only once"]),
+    "softmax_numpy": ("check_legal_softmax", lambda logits, legal: reference_legal_softmax(logits, legal).numpy(),
+                      ["returned a numpy.ndarray of shape (32, 153); expected a torch tensor", "torch operations"]),
+    "cell_name_int": ("check_cell_name", lambda cell: cell, ["returned an int 0; expected a string such as 'A5'"]),
+    "wilson_string": ("check_wilson_interval", lambda points, games: f"{points / games:.3f} ± 0.1",
+                      ["returned a str '0.000 ± 0.1'; expected a pair of numbers", "not a string"]),
+    "wilson_three": ("check_wilson_interval", lambda points, games: (0.0, 0.5, 1.0),
+                     ["returned a tuple of 3: (0.0, 0.5, 1.0): it holds 3 values, not 2"]),
+    "select_edge_float": ("check_select_edge", lambda *args: float(reference_select_edge(*args)),
+                          ["returned a float", "expected an edge index (an int)"]),
+    "policy_loss_item": ("check_policy_loss", lambda *args: reference_policy_loss(*args).item(),
+                         ["returned a float", "expected a one-number torch tensor", "not .item()"]),
+    "value_targets_none_item": ("check_value_targets", lambda states, winner: [None] * len(states),
+                                ["item 0 is None, not a number"]),
+}
+
+@pytest.mark.parametrize("name", sorted(WRONG_TYPES))
+def test_wrong_type_named(name):
+    checker, fn, words = WRONG_TYPES[name]
+    with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(fn)
+    message = str(failure.value)
+    assert message.startswith(f"✗ {checker}: your function returned") and "on this input:\n" in message, message
+    assert all(w in message for w in words), message
+
+@pytest.mark.parametrize("checker, fn", [("check_legal_actions", _generator_of(reference_legal_actions)),
+                                         ("check_minotaur_targets", _generator_of(reference_minotaur_targets))])
+def test_generator_accepted_where_any_iterable_is(checker, fn):
+    assert getattr(exercises, checker)(fn) is True
+
+def visit_policy_sorting(visits, temperature):
+    policy = reference_visit_policy(visits, temperature)
+    visits.sort()  # sorts the caller's list
+    return policy
+
+def softmax_in_place(logits, legal):
+    return logits.masked_fill_(~legal, float("-inf")).softmax(dim=-1)  # masked_fill_ writes into the logits
+
+def puct_touching_priors(node, config):
+    scores = reference_puct_scores(node, config)
+    node.priors[0] = 0.0
+    return scores
+
+def backup_reversing(path, leaf_player, value):
+    path.reverse()  # the right sums in the end, but the caller's path is now upside down
+    reference_backup(path, leaf_player, value)
+
+def symmetry_writing_through(planes, s):
+    turned = reference_symmetry(planes, s).copy()
+    planes[0, 0, :3] += 1
+    return turned
+
+def value_targets_reversing(states, winner):
+    targets = reference_value_targets(states, winner)
+    states.reverse()
+    return targets
+
+def augment_overwriting_policy(planes, policy, s):
+    turned = transform_policy(policy, s)
+    policy[:] = turned  # a no-op for s = 0, a change for the next symmetry
+    return transform_planes(planes, s), turned
+
+CHANGED_INPUT = {  # function -> (checker, the words its message must contain)
+    visit_policy_sorting: ("check_visit_policy", ["changed its argument `visits` (a list): `visits[", "visits.sort()"]),
+    softmax_in_place: ("check_legal_softmax", ["changed its argument `logits` (a torch.Tensor)", "not masked_fill_"]),
+    puct_touching_priors: ("check_puct_scores", ["changed its argument `node` (a Node): `node.priors[0]`"]),
+    backup_reversing: ("check_backup", ["changed its argument `path` (a list): `path[0]"]),
+    symmetry_writing_through: ("check_symmetry", ["`planes` is not what it was (3 of 225 entries)", "planes.copy()"]),
+    value_targets_reversing: ("check_value_targets", ["changed its argument `states` (a list)"]),
+    augment_overwriting_policy: ("check_augment", ["changed its argument `policy` (a numpy.ndarray)", "symmetry s = 1"]),
+}
+
+@pytest.mark.parametrize("fn", list(CHANGED_INPUT), ids=lambda fn: fn.__name__)
+def test_changed_input_named(fn):
+    checker, words = CHANGED_INPUT[fn]
+    with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(fn)
+    message = str(failure.value)
+    assert message.startswith(f"✗ {checker}: your function changed its argument") and "on this input:\n" in message
+    assert all(w in message for w in words), message
+
+def test_not_a_function():
+    with pytest.raises(ExerciseFailed, match=r"(?s)expected a function, got a str 'A5'.*check_cell_name\(my_function\)"):
+        exercises.check_cell_name("A5")
+
+def test_wrong_number_of_parameters():
+    with pytest.raises(ExerciseFailed, match="calls your function with 1 argument"):
+        exercises.check_cell_name(lambda row, col: "A5")

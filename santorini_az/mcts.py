@@ -45,7 +45,7 @@ class SearchConfig:
     fast_simulations: int = 0  # `simulations`, the rest this many, no root noise, and no place among the training targets
     forced_playouts: float = 0.0  # k of forced playouts at a noised root (compiled self-play; 0 = off), pruned from targets
     max_nodes: int = 0  # nodes per tree in the compiled engine; 0 = 4 * simulations + 2 (room to keep a subtree)
-    root_search: str = "puct"  # the root's choice of moves: "puct", or "gumbel" (see below; chapter 6 too)
+    root_search: str = "puct"  # the root's choice of moves: "puct", or "gumbel" (chapter 13; chapter 6 too)
     gumbel_actions: int = 16  # m: the actions Gumbel-top-k samples at the root, before sequential halving
     c_visit: float = 50.0  # Gumbel's sigma(q) = (c_visit + max N) * c_scale * q, with q in [0, 1]: how much the
     c_scale: float = 1.0  # search's values outweigh the prior's logits (Danihelka et al. 2022; theirs: 50 and 1)
@@ -462,4 +462,3 @@ def improved_value(node: Node, config: SearchConfig | None = None) -> float:
     policy, total = improved_policy(node, config), 0.0
     for action, q in zip(node.actions, completed_q(node)): total += policy[action] * q  # left to right, as chapter 6
     return total
-

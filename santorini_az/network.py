@@ -1,4 +1,4 @@
-"""A residual policy-value network for Santorini, its checkpoints, and fast inference: BN folding, channels-last, bf16.
+"""A residual policy-value network for Santorini, its checkpoints, an evaluator for play, and what a trained network does to the search.
 
 Docs: https://santorini-az.github.io/santorini_az/network.html.md"""
 
@@ -48,7 +48,8 @@ class NetConfig:
         "The size as 'CxB', e.g. '64x6'."
         return f"{self.channels}x{self.blocks}"
 
-# The named sizes: small for CPUs, the reference system's size ("seed") for GPUs.
+# The named sizes: 64x6 ("cpu", "small"; the `cpu` training preset sets 32x4 itself), and the reference
+# system's 256x8 ("seed", "large") for GPUs.
 net_sizes = {"cpu": NetConfig(64, 6), "small": NetConfig(64, 6), "seed": NetConfig(256, 8), "large": NetConfig(256, 8)}
 
 # %% ../nbs/04_network.ipynb #2ea7f257

@@ -35,16 +35,37 @@ def plot_losses(ax, records):
         if len(x): ax.plot(x, y, style, marker=".", label=label)
     ax.set(title="losses", xlabel="iteration", ylabel="loss"); ax.legend(fontsize=8)
 
-def plot_arena(ax, records, threshold: float = 0.55):
+def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
+    """Each candidate's score against its champion with its 95% interval; promotions stand out. Beyond `many`
+    iterations a line shows the score pooled over recent iterations, and a band one match's interval (their mean)."""
     x, score = series(records, "arena", "score")
     if len(x):
         _, low = series(records, "arena", "ci_low"); _, high = series(records, "arena", "ci_high")
-        _, promoted = series(records, "arena", "promoted")
-        ax.errorbar(x, score, yerr=[score - low, high - score], fmt="o", capsize=3, label="candidate vs champion")
-        ax.scatter(x[promoted > 0], score[promoted > 0], s=120, facecolors="none", edgecolors="green",
-                   label="promoted")
+        _, promoted = series(records, "arena", "promoted"); promoted = promoted > 0
+        if len(x) <= many:  # few candidates: one thin line per interval
+            ax.vlines(x, low, high, color="tab:blue", lw=1.2, alpha=0.6, label="95% interval")
+            if not promoted.all():
+                ax.scatter(x[~promoted], score[~promoted], s=30, facecolors="white", edgecolors="tab:blue", zorder=3,
+                           label="kept the champion")
+        else:  # many: the kept scores as dots, and over the last `window` iterations the pooled score (a line)
+            window = max(5, len(x) // 20)  # and the mean interval of one match (a band): how far luck reaches
+            _, games = series(records, "arena", "games")
+            if len(games) != len(x): games = np.ones_like(score)  # records without game counts: plain mean
+            def recent(values):
+                total = np.concatenate([[0.0], np.cumsum(values)])
+                ends = np.arange(1, len(values) + 1)
+                return total[ends] - total[np.maximum(ends - window, 0)]
+            counted = recent(np.ones_like(score))
+            ax.fill_between(x, recent(low) / counted, recent(high) / counted, color="tab:blue", alpha=0.18, lw=0,
+                            label="one match's 95% interval")
+            ax.scatter(x[~promoted], score[~promoted], s=6, color="tab:blue", alpha=0.6, label="kept the champion")
+            ax.plot(x, recent(score * games) / recent(games), color="black", lw=1.3,
+                    label=f"pooled, last {window} iterations")
+        ax.scatter(x[promoted], score[promoted], s=45 if len(x) <= many else 22, marker="^", color="tab:green",
+                   zorder=4, label=f"promoted ({promoted.sum()} of {len(x)})")
     ax.axhline(threshold, color="grey", ls=":", label=f"gate {threshold:.0%}")
-    ax.set(title="arena", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05)); ax.legend(fontsize=8)
+    ax.set(title="arena: candidate vs champion", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05))
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True)); ax.legend(fontsize=7, loc="lower right" if len(x) > many else "best", ncol=2)
 
 def plot_references(ax, records):
     keys = sorted({k for r in records if r.stage == "evaluate" for k in r.values if k.startswith("score_vs_")})

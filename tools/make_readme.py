@@ -3,9 +3,16 @@
 Quarto cannot be installed on every machine, so this small converter keeps README.md in sync anywhere: markdown cells
 are copied, code cells become fenced Python blocks (nbdev directives removed, `#| hide` cells skipped), and the
 outputs stored in the notebook follow as text blocks.
+
+Before that it writes the chapter times into the route tables of nbs/index.ipynb from their one source,
+nbs/data/chapter_times.json (see tools/chapter_times.py), and it fails, naming the chapter and both times, when a
+chapter's header states another time than the data file.
 """
 import json
+import sys
 from pathlib import Path
+
+import chapter_times
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,12 +33,17 @@ def cell_markdown(cell: dict) -> str:
     return "\n\n".join(parts)
 
 
-def main():
+def main() -> int:
+    times = chapter_times.update_data()
+    chapter_times.update_index(times)
     notebook = json.loads((ROOT / "nbs" / "index.ipynb").read_text())
     blocks = [cell_markdown(cell) for cell in notebook["cells"]]
     text = "\n\n".join(b for b in blocks if b.strip()) + "\n"
     (ROOT / "README.md").write_text(text)
+    problems = chapter_times.header_problems(times)
+    for problem in problems: print(problem, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

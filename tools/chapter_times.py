@@ -1,0 +1,172 @@
+"""How long each chapter of the route takes, from one data file: nbs/data/chapter_times.json.
+
+A chapter's time is what a learner spends on it, in three parts, each derived rather than guessed:
+
+- reading: the words of the chapter's markdown cells at 200 words a minute (rounded, at least 1 minute);
+- running: the chapter's measured run time top to bottom on a 2-core machine ("Run all", slow cells skipped), whole
+  minutes rounded up; the data file keeps the seconds measured (`run_seconds`), and a chapter not measured runs in
+  under a minute and counts as 1 minute;
+- exercises: 10 minutes for each exercise the learner writes and the package checks, that is each `check_*(my_...)`
+  call in the code cells of the chapter's "Exercises" section (the reference solution's `check_*(reference_...)`
+  is the same exercise and does not count again).
+
+The total is their sum rounded to 5 minutes. `python tools/make_readme.py` recomputes reading and exercises from the
+notebooks (rewriting the data file when they changed), writes the route tables' time column and the hours in the
+route's prose in nbs/index.ipynb, and fails, naming the chapter and both times, when a chapter's header
+(`*Time:* about N minutes`) disagrees with the data file. Run this file alone to print the table:
+
+    python tools/chapter_times.py
+"""
+import json
+import math
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "nbs" / "data" / "chapter_times.json"
+INDEX = ROOT / "nbs" / "index.ipynb"
+HEADER_TIME = re.compile(r"\*Time:\*\s+about\s+(\d+)\s+minutes")
+LEARNER_CHECK = re.compile(r"\bcheck_\w+\(\s*my_")
+NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def read_notebook(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def write_notebook(path: Path, notebook: dict) -> None:
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def measure(notebook: dict) -> tuple[int, int]:
+    "(markdown words, checked exercises) of a chapter."
+    words, exercises, in_exercises = 0, 0, False
+    for cell in notebook["cells"]:
+        text = source(cell)
+        if cell["cell_type"] == "markdown":
+            words += len(text.split())
+            section = re.match(r"##\s+(.+)", text)  # a level-2 heading starts a section; ### stays inside it
+            if section: in_exercises = section.group(1).strip().lower().startswith("exercise")
+        elif in_exercises:
+            exercises += len(LEARNER_CHECK.findall(text))
+    return words, exercises
+
+
+def derive(data: dict, chapter: dict) -> dict:
+    "The chapter's entry with reading, running, exercises and total recomputed (minutes)."
+    words, checked = measure(read_notebook(ROOT / "nbs" / chapter["notebook"]))
+    seconds = chapter.get("run_seconds")
+    reading = max(1, round(words / data["words_per_minute"]))
+    running = max(1, math.ceil(seconds / 60)) if seconds else 1
+    exercises = checked * data["minutes_per_exercise"]
+    step = data["round_total_to"]
+    total = max(step, step * round((reading + running + exercises) / step))
+    return {**chapter, "reading": reading, "running": running, "checked_exercises": checked, "exercises": exercises,
+            "total": total}
+
+
+def load() -> dict:
+    return json.loads(DATA.read_text())
+
+
+def update_data() -> dict:
+    "Recompute every chapter from its notebook; rewrite the data file only if something changed."
+    data = load()
+    new = {**data, "chapters": {key: derive(data, c) for key, c in data["chapters"].items()}}
+    if new != data: DATA.write_text(json.dumps(new, indent=1, ensure_ascii=False) + "\n")
+    return new
+
+
+def hours(minutes: int) -> str:
+    "'about three hours', 'about two and a half hours': to the nearest half hour, in words."
+    halves = max(1, round(minutes / 30))
+    whole, half = divmod(halves, 2)
+    number = NUMBER_WORDS[whole] if whole < len(NUMBER_WORDS) else str(whole)
+    if whole == 0: return "about half an hour"
+    if half: return f"about {number} and a half hours"
+    return f"about {number} hour" + ("s" if whole > 1 else "")
+
+
+def track_minutes(data: dict, track: str, last: str | None = None) -> int:
+    "Minutes of a track's chapters, in route order, up to and including `last`."
+    total = 0
+    for key, chapter in data["chapters"].items():
+        if chapter["track"] != track: continue
+        total += chapter["total"]
+        if key == last: break
+    return total
+
+
+def route_text(text: str, data: dict) -> str:
+    "The route section with each table row's time and the prose's hours written from `data`."
+    def row(match):
+        key = match.group(1)
+        if key not in data["chapters"]: return match.group(0)
+        return f"{match.group(0)[:match.start(2) - match.start(0)]}{data['chapters'][key]['total']} min |"
+    text = re.sub(r"^\| (\w+) \|.*\| (\d+) min \|$", row, text, flags=re.M)
+    core = (r"About [a-z ]+ hours? in all; chapters 01–05 \(about [a-z ]+ hours?\)",
+            f"{hours(track_minutes(data, 'core')).capitalize()} in all; chapters 01–05 "
+            f"({hours(track_minutes(data, 'core', '05'))})")
+    gods = (r"The gods track takes about [a-z ]+ hours? in all\.",
+            f"The gods track takes {hours(track_minutes(data, 'gods'))} in all.")
+    for pattern, replacement in (core, gods):
+        text, found = re.subn(pattern, replacement, text)
+        if found != 1: raise SystemExit(f"nbs/index.ipynb: the route's sentence matching {pattern!r} is missing")
+    return text
+
+
+def table_keys(text: str) -> set[str]:
+    return set(re.findall(r"^\| (\w+) \|.*\| \d+ min \|$", text, flags=re.M))
+
+
+def update_index(data: dict) -> None:
+    "Write the route tables' times and hours into nbs/index.ipynb (only if they changed)."
+    notebook = read_notebook(INDEX)
+    changed = False
+    for cell in notebook["cells"]:
+        text = source(cell)
+        if cell["cell_type"] != "markdown" or not text.startswith("## The route"): continue
+        missing = set(data["chapters"]) ^ table_keys(text)
+        if missing:
+            raise SystemExit(f"nbs/index.ipynb's route tables and {DATA.relative_to(ROOT)} list different chapters: "
+                             f"{', '.join(sorted(missing))}")
+        new = route_text(text, data)
+        if new != text: cell["source"], changed = new.splitlines(keepends=True), True
+    if changed: write_notebook(INDEX, notebook)
+
+
+def header_minutes(notebook: dict) -> int | None:
+    "The minutes a chapter's header states (`*Time:* about N minutes`), or None."
+    for cell in notebook["cells"][:4]:
+        found = HEADER_TIME.search(source(cell)) if cell["cell_type"] == "markdown" else None
+        if found: return int(found.group(1))
+    return None
+
+
+def header_problems(data: dict) -> list[str]:
+    "One sentence for each chapter whose header's time is not the data file's."
+    problems = []
+    for key, chapter in data["chapters"].items():
+        stated = header_minutes(read_notebook(ROOT / "nbs" / chapter["notebook"]))
+        if stated != chapter["total"]:
+            says = f"says about {stated} minutes" if stated else "states no time (`*Time:* about N minutes`)"
+            problems.append(f"Chapter {key}'s header (nbs/{chapter['notebook']}) {says}, but "
+                            f"{DATA.relative_to(ROOT)} gives {chapter['total']} minutes.")
+    return problems
+
+
+def main() -> None:
+    data = load()
+    print(f"{'chapter':8} {'reading':>7} {'running':>7} {'exercises':>9} {'total':>5}  header")
+    for key, chapter in data["chapters"].items():
+        c = derive(data, chapter)
+        stated = header_minutes(read_notebook(ROOT / "nbs" / c["notebook"]))
+        print(f"{key:8} {c['reading']:7} {c['running']:7} {c['exercises']:9} {c['total']:5}  {stated}")
+
+
+if __name__ == "__main__":
+    main()

@@ -298,7 +298,7 @@ TERMINAL_VALUE = -1.0  # a finished game is lost for the player to move
 
 @njit(cache=True)
 def forced_edge(tree, g, forced_k) -> int:
-    "The root edge furthest below its forced visits sqrt(k * P * N) (see 'Forced playouts' below); -1 if none is."
+    "The root edge furthest below its forced visits sqrt(k * P * N) (chapter 15, 'Forced playouts'); -1 if none is."
     first, searched = tree.edge_start[g, ROOT], tree.node_visits[g, ROOT] - 1
     best, best_gap = -1, 0.0
     for e in range(first, first + tree.edge_count[g, ROOT]):
@@ -714,7 +714,7 @@ def choose_edge(tree, g, temperature, uniform) -> int:
 @njit(cache=True)
 def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
     """`out[k]`: the visits of root edge k less those forced playouts gave it beyond what PUCT would have (policy
-    target pruning, see 'Forced playouts' below); the most visited edge keeps all of its visits."""
+    target pruning, chapter 15); the most visited edge keeps all of its visits."""
     first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     searched, sqrt_n = tree.node_visits[g, ROOT] - 1, math.sqrt(tree.node_visits[g, ROOT])
     best = first

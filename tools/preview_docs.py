@@ -12,8 +12,14 @@ each one valid nbformat, and does with the directives what Quarto would:
 
 Links to `X.ipynb` (and to the published site's own address) point at the page Quarto would write for `X` (its
 `output-file`). Each page gets a title, the sidebar of `nbs/sidebar.yml` (Quarto's format), previous/next links and
-`nbs/styles.css`; `images/` and any other local file a page links to are copied beside the pages. Nothing is fetched
-from a CDN: no MathJax (math stays as TeX text), no require.js, no widget manager. Rendering twice writes the same files.
+`nbs/styles.css`, and, where it has two or more h2/h3 headings, a table of contents (a panel at the right on a wide
+window, a box under the title on a narrow one). Markdown in a title or subtitle (the notebook's `> summary` line) is
+rendered inline (emphasis, code), as Quarto does. Math (`$$...$$`, `$...$`, `\\[...\\]`, `\\(...\\)` in markdown) is
+typeset in the browser by KaTeX, from the npm package tools/setup.sh installs in web/node_modules: its script, styles,
+fonts and auto-render extension are copied into `katex/` beside the pages (without it the math stays TeX text, and a
+warning says so). A long line of code or of printed output wraps (a wide table scrolls sideways). `images/` and any
+other local file a page links to are copied beside the pages. Nothing is fetched from a CDN: no MathJax, no require.js,
+no widget manager. Rendering twice writes the same files.
 
 Usage: `python tools/preview_docs.py [--proc _proc] [--out _preview]`, then open the index it prints."""
 from __future__ import annotations
@@ -33,10 +39,14 @@ import nbformat
 import yaml
 from jinja2 import DictLoader
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbformat.v4.rwbase import rejoin_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = ".preview_docs"  # written into the output folder: only a folder holding it is ever emptied
+KATEX = ROOT / "web" / "node_modules" / "katex"  # installed by tools/setup.sh (`npm ci` in web/)
+KATEX_FILES = ("katex.min.js", "katex.min.css", "fonts", "contrib/auto-render.min.js")  # of KATEX/dist, copied to katex/
+TOC_MIN_HEADINGS = 2  # a page with fewer h2/h3 headings has no table of contents
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 STATIC_FALLBACKS = ("image/png", "image/jpeg", "image/svg+xml", "image/gif", "text/html")
 NO_PICTURE = '<div class="preview-widget-missing">A live widget: no static picture of it was stored.</div>'
@@ -49,6 +59,9 @@ TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 {%- block extra_css -%}
+{%- if resources.preview.katex %}
+<link rel="stylesheet" href="katex/katex.min.css">
+{%- endif %}
 <link rel="stylesheet" href="preview.css">
 <link rel="stylesheet" href="styles.css">
 {%- endblock extra_css -%}
@@ -57,11 +70,12 @@ TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {{ resources.preview.sidebar }}
 <main class="preview-main">
 <header class="preview-header">
-<h1 class="preview-title">{{ resources.preview.title | e }}</h1>
-{%- if resources.preview.description %}
-<p class="preview-description">{{ resources.preview.description | e }}</p>
+<h1 class="preview-title">{{ resources.preview.title_html }}</h1>
+{%- if resources.preview.description_html %}
+<p class="preview-description">{{ resources.preview.description_html }}</p>
 {%- endif %}
 </header>
+<!--preview-toc-->
 {%- endblock body_header -%}
 {% block input_group -%}
 {%- if 'preview-fold' in cell.metadata.get('tags', []) or 'preview-fold-open' in cell.metadata.get('tags', []) -%}
@@ -80,6 +94,11 @@ TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {% block body_footer %}
 {{ resources.preview.pager }}
 </main>
+{%- if resources.preview.katex %}
+<script src="katex/katex.min.js"></script>
+<script src="katex/contrib/auto-render.min.js"></script>
+{%- endif %}
+<script src="preview.js"></script>
 </body>
 {% endblock body_footer %}
 """
@@ -108,10 +127,18 @@ body.preview-page { margin: 0; font-family: system-ui, -apple-system, "Segoe UI"
 .preview-main .jp-RenderedHTMLCommon { font-size: 1rem; line-height: 1.6; padding-right: 0; }
 .preview-main .jp-MarkdownCell .jp-RenderedHTMLCommon { padding-left: 0; }
 .preview-main .jp-RenderedHTMLCommon p, .preview-main .jp-RenderedHTMLCommon li { max-width: 52rem; }
+.preview-main .jp-Cell, .preview-main .jp-Cell-inputWrapper, .preview-main .jp-Cell-outputWrapper, .preview-main .jp-InputArea,
+.preview-main .jp-OutputArea, .preview-main .jp-OutputArea-child { min-width: 0; max-width: 100%; }
 .preview-main .jp-CodeCell .jp-InputArea-editor { background: #f8f9fa; border: 1px solid #e3e3e8; border-left: 3px solid #2780e3;
-  border-radius: 4px; padding: 0.25rem 0.5rem; overflow-x: auto; }
+  border-radius: 4px; padding: 0.25rem 0.5rem; overflow-x: auto; min-width: 0; }
+.preview-main pre { overflow-x: auto; max-width: 100%; }
+.preview-main .jp-InputArea-editor pre, .preview-main .jp-OutputArea-output > pre { white-space: pre-wrap; overflow-wrap: break-word; }
+.preview-main .jp-InputArea-editor, .preview-main .jp-OutputArea-output, .preview-main pre {
+  scrollbar-width: thin; scrollbar-color: #adb5bd transparent; }
 .preview-main .jp-OutputArea-output pre { font-size: 0.85rem; }
-.preview-main .jp-OutputArea-output { overflow-x: auto; }
+.preview-main .jp-OutputArea-output { overflow-x: auto; min-width: 0; }
+.preview-main .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.25rem 0; }
+.preview-title code, .preview-description code { font-size: 0.9em; background: #f3f3f6; border-radius: 3px; padding: 0 0.2em; }
 .preview-main .celltag_preview-asis .jp-RenderedMarkdown { padding: 0; }
 .preview-main .celltag_preview-asis .jp-OutputArea-output { margin: 0; }
 .preview-main .jp-RenderedHTMLCommon table { font-size: 0.9rem; }
@@ -122,10 +149,60 @@ details.preview-fold > summary { cursor: pointer; color: #6c757d; font-size: 0.9
   border-top: 1px solid #e3e3e8; }
 .preview-pager a { text-decoration: none; color: #2780e3; }
 .preview-pager .preview-next { margin-left: auto; text-align: right; }
+.preview-toc { font-size: 0.85rem; line-height: 1.35; }
+.preview-toc .preview-toc-title { font-weight: 600; color: #343a40; margin: 0 0 0.4rem 0.5rem; }
+.preview-toc ul { list-style: none; margin: 0; padding: 0; }
+.preview-toc li.preview-toc-h3 { padding-left: 0.8rem; font-size: 0.8rem; }
+.preview-toc a { display: block; padding: 0.15rem 0.5rem; color: #495057; text-decoration: none; border-left: 2px solid transparent; }
+.preview-toc a:hover { color: #2780e3; }
+.preview-toc a.preview-toc-current { color: #2780e3; border-left-color: #2780e3; }
+.preview-toc code { font-size: 0.95em; }
+@media (min-width: 1200px) {
+  .preview-toc { position: fixed; top: 0; right: 0; bottom: 0; width: 15rem; overflow-y: auto; padding: 1.5rem 0.75rem 1.5rem 0.5rem;
+    box-sizing: border-box; border-left: 1px solid #e3e3e8; background: #fff; }
+  body.preview-has-toc .preview-main { margin-right: 15rem; padding-right: 2rem; }
+}
+@media (max-width: 1199.98px) {
+  .preview-toc { border: 1px solid #e3e3e8; border-radius: 6px; background: #f8f9fa; padding: 0.75rem 0.5rem;
+    margin: 0 0 1.5rem; max-height: 22rem; overflow-y: auto; }
+}
 @media (max-width: 900px) {
   .preview-sidebar { position: static; width: auto; border-right: 0; border-bottom: 1px solid #e3e3e8; }
   .preview-main { margin-left: 0; padding: 1rem; }
 }
+"""
+
+# Run on each page: KaTeX typesets the math of the markdown (cells, markdown outputs, the header, the contents), and the
+# table of contents marks the section being read.
+PREVIEW_JS = """\
+(function () {
+  if (window.renderMathInElement) {
+    const options = {throwOnError: false, delimiters: [
+      {left: "$$", right: "$$", display: true}, {left: "\\\\[", right: "\\\\]", display: true},
+      {left: "$", right: "$", display: false}, {left: "\\\\(", right: "\\\\)", display: false}]};
+    for (const el of document.querySelectorAll(".preview-header, .jp-RenderedMarkdown, .preview-toc")) renderMathInElement(el, options);
+  }
+  const links = Array.from(document.querySelectorAll(".preview-toc a[href^='#']"));
+  const targets = links.map(a => {
+    const id = a.getAttribute("href").slice(1);
+    return document.getElementById(id) || document.getElementById(decodeURIComponent(id));
+  });
+  if (!links.length) return;
+  let current = null, queued = false;
+  function mark() {
+    queued = false;
+    let at = 0;
+    targets.forEach((t, i) => { if (t && t.getBoundingClientRect().top < 120) at = i; });
+    if (links[at] === current) return;
+    if (current) current.classList.remove("preview-toc-current");
+    current = links[at];
+    current.classList.add("preview-toc-current");
+    const panel = current.closest(".preview-toc"), box = current.getBoundingClientRect(), frame = panel.getBoundingClientRect();
+    if (box.top < frame.top || box.bottom > frame.bottom) panel.scrollTop += box.top - frame.top - frame.height / 3;
+  }
+  addEventListener("scroll", () => { if (!queued) { queued = true; requestAnimationFrame(mark); } }, {passive: true});
+  mark();
+})();
 """
 
 
@@ -269,10 +346,40 @@ def valid_notebook(path: Path, title: str) -> nbformat.NotebookNode:
     return nb
 
 
+def inline_markdown(text: str) -> str:
+    "One line of markdown (a title, a subtitle) as inline HTML: `*emphasis*`, `**strong**`, `` `code` ``, links; math kept for KaTeX."
+    rendered = markdown2html_mistune(text.strip()).strip()
+    inner = re.fullmatch(r"<p>(.*)</p>", rendered, re.S)
+    return inner.group(1) if inner else html.escape(text.strip())
+
+
+def label_html(text: str) -> str:
+    "A title as the inline HTML of a link's label (the sidebar, previous/next): its own links, if any, dropped."
+    return re.sub(r"</?a\b[^>]*>", "", inline_markdown(text))
+
+
+def plain_text(fragment: str) -> str:
+    "An HTML fragment as text (for `<title>`): tags dropped, entities read."
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
 def chapter_label(name: str, title: str) -> str:
-    "The sidebar's label: the chapter number from the file name (`03a_mcts.ipynb` -> `03a`), then the title."
+    "The sidebar's label, as HTML: the chapter number from the file name (`03a_mcts.ipynb` -> `03a`), then the title."
     number = re.match(r"(\d+[a-z]?)_", name)
-    return f"{number.group(1)} · {title}" if number else title
+    return f"{number.group(1)} · {label_html(title)}" if number else label_html(title)
+
+
+def toc_html(body: str) -> str:
+    """The table of contents of a rendered page: its h2 and h3 headings that have an id (nbconvert gives one to every
+    markdown heading), in order, without their `¶` anchors and with no links inside; "" below TOC_MIN_HEADINGS."""
+    items = []
+    for level, anchor, inner in re.findall(r'<h([23])\b[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', body, re.S):
+        inner = re.sub(r'<a class="anchor-link"[^>]*>.*?</a>', "", inner, flags=re.S)
+        inner = re.sub(r"</?(?!(?:code|em|strong|sub|sup)\b)[a-zA-Z][^>]*>", "", inner).strip()  # links, spans: text only
+        if inner: items.append(f'<li class="preview-toc-h{level}"><a href="#{anchor}">{inner}</a></li>')
+    if len(items) < TOC_MIN_HEADINGS: return ""
+    return ('<nav class="preview-toc" aria-label="On this page"><div class="preview-toc-title">On this page</div><ul>'
+            + "".join(items) + "</ul></nav>")
 
 
 def sidebar_html(nav: Nav, pages: dict[str, Page], current: str, site_title: str) -> str:
@@ -280,7 +387,7 @@ def sidebar_html(nav: Nav, pages: dict[str, Page], current: str, site_title: str
     def link(name: str) -> str:
         page = pages[name]
         mark = ' class="preview-current" aria-current="page"' if name == current else ""
-        return f'<li><a href="{html.escape(page.output)}"{mark}>{html.escape(chapter_label(name, page.title))}</a></li>'
+        return f'<li><a href="{html.escape(page.output)}"{mark}>{chapter_label(name, page.title)}</a></li>'
     home = html.escape(pages[nav.order()[0]].output)
     parts = [f'<nav class="preview-sidebar" aria-label="Chapters"><a class="preview-site" href="{home}">{html.escape(site_title)}</a>']
     for title, names in nav.groups:
@@ -296,10 +403,10 @@ def pager_html(nav: Nav, pages: dict[str, Page], current: str) -> str:
     parts = ['<nav class="preview-pager" aria-label="Previous and next">']
     if at > 0:
         page = pages[order[at - 1]]
-        parts.append(f'<a class="preview-prev" href="{html.escape(page.output)}">&larr; {html.escape(page.title)}</a>')
+        parts.append(f'<a class="preview-prev" href="{html.escape(page.output)}">&larr; {label_html(page.title)}</a>')
     if at + 1 < len(order):
         page = pages[order[at + 1]]
-        parts.append(f'<a class="preview-next" href="{html.escape(page.output)}">{html.escape(page.title)} &rarr;</a>')
+        parts.append(f'<a class="preview-next" href="{html.escape(page.output)}">{label_html(page.title)} &rarr;</a>')
     return "".join(parts + ["</nav>"])
 
 
@@ -337,6 +444,19 @@ def copy_assets(proc: Path, out: Path, referenced: set[str]) -> None:
             shutil.copyfile(source, out / name)
 
 
+def copy_katex(out: Path) -> bool:
+    "Copy KaTeX's script, styles, fonts and auto-render extension (and its licence) into `out/katex`; False if not installed."
+    dist = KATEX / "dist"
+    if not all((dist / name).exists() for name in KATEX_FILES): return False
+    for name in KATEX_FILES:
+        target = out / "katex" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if (dist / name).is_dir(): shutil.copytree(dist / name, target, dirs_exist_ok=True)
+        else: shutil.copyfile(dist / name, target)
+    if (KATEX / "LICENSE").exists(): shutil.copyfile(KATEX / "LICENSE", out / "katex" / "LICENSE")
+    return True
+
+
 def exporter() -> HTMLExporter:
     "nbconvert's HTML exporter with the JupyterLab template and our page around it, prompts hidden."
     return HTMLExporter(template_name="lab", template_file="preview.html.j2", exclude_input_prompt=True,
@@ -372,17 +492,25 @@ def render_site(proc: Path, out: Path) -> tuple[Path, Nav]:
     pages = {name: read_page(proc / name) for name in names}
     nav, (site_title, site_url) = read_sidebar(proc, names), site_settings()
     prepare_out(out)
+    katex = copy_katex(out)
+    if not katex: print(f"preview_docs: warning: KaTeX is not installed in {KATEX} (run tools/setup.sh): math shows as TeX",
+                        file=sys.stderr)
     export, referenced = exporter(), set()
     for name in nav.order():
         page = pages[name]
-        resources = {"metadata": {"name": page.title}, "preview": {
-            "title": page.title, "description": page.description,
-            "sidebar": sidebar_html(nav, pages, name, site_title), "pager": pager_html(nav, pages, name)}}
-        body, _ = export.from_notebook_node(valid_notebook(page.source, page.title), resources=resources)
+        title_html = inline_markdown(page.title)
+        resources = {"metadata": {"name": plain_text(title_html)}, "preview": {
+            "title_html": title_html, "description_html": inline_markdown(page.description) if page.description else "",
+            "katex": katex, "sidebar": sidebar_html(nav, pages, name, site_title), "pager": pager_html(nav, pages, name)}}
+        body, _ = export.from_notebook_node(valid_notebook(page.source, plain_text(title_html)), resources=resources)
+        toc = toc_html(body)
+        body = body.replace("<!--preview-toc-->", toc, 1)
+        if toc: body = body.replace('<body class="jp-Notebook preview-page"', '<body class="jp-Notebook preview-page preview-has-toc"', 1)
         body = rewrite_links(body, pages, site_url)
         referenced |= local_files(body)
         (out / page.output).write_text(body, encoding="utf-8")
     (out / "preview.css").write_text(PREVIEW_CSS, encoding="utf-8")
+    (out / "preview.js").write_text(PREVIEW_JS, encoding="utf-8")
     styles = proc / "styles.css" if (proc / "styles.css").exists() else ROOT / "nbs" / "styles.css"
     (out / "styles.css").write_text(styles.read_text(encoding="utf-8") if styles.exists() else "", encoding="utf-8")
     copy_assets(proc, out, referenced)

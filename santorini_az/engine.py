@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 from dataclasses import dataclass
 from typing import Callable, NamedTuple, Protocol, Sequence
 
@@ -30,8 +31,8 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
            'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
            'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch',
-           'search_positions', 'root_value', 'available_cores', 'play_share', 'receive', 'GamePool', 'WorkerPool',
-           'worker_pool', 'close_worker_pools', 'play_games']
+           'search_positions', 'root_value', 'available_cores', 'play_share', 'receive', 'process_cpu_seconds',
+           'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -1081,6 +1082,32 @@ def receive(queue, processes):
         except queues.Empty:
             crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
             if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
+
+# %% ../nbs/06_engine.ipynb #9fbd6187
+def _live_descendants(pid: int) -> list[int]:
+    "The live children of `pid`, their children, and so on (Linux; empty elsewhere)."
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        try: tasks = os.listdir(f"/proc/{parent}/task")
+        except OSError: continue
+        for task in tasks:
+            try: children = open(f"/proc/{parent}/task/{task}/children").read().split()
+            except OSError: continue
+            found += [int(c) for c in children]; todo += [int(c) for c in children]
+    return found
+
+def _proc_cpu_seconds(pid: int) -> float:
+    "utime + stime of `pid`, and of the children it has waited for (0 if it is gone)."
+    try: fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError: return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime stime cutime cstime
+
+def process_cpu_seconds() -> float:
+    "CPU seconds used so far by this process, its finished children and (on Linux) its live descendants."
+    finished = os.times()
+    return (time.process_time() + finished.children_user + finished.children_system
+            + sum(_proc_cpu_seconds(pid) for pid in _live_descendants(os.getpid())))
 
 # %% ../nbs/06_engine.ipynb #707733b6
 class GamePool(Protocol):

@@ -8,7 +8,9 @@ Docs: https://santorini-az.github.io/santorini_az/gods.html.md"""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import combinations
 from typing import NamedTuple
 
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, has_climbed, in_setup,
@@ -21,7 +23,8 @@ __all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'TURNS', 'MARKS', 'GodState', 'f
            'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build', 'atlas_builds',
            'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns', 'prometheus_turns',
            'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner', 'god_perft', 'turn_of_action',
-           'format_god_position', 'parse_god_position', 'format_turn', 'parse_turn', 'play_turns']
+           'format_god_position', 'parse_god_position', 'format_turn', 'parse_turn', 'play_turns', 'board_symmetries',
+           'setup_classes', 'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
@@ -353,3 +356,31 @@ def play_turns(state: GodState, turns: str | list[str]) -> GodState:
     for text in (turns.split() if isinstance(turns, str) else turns):
         state = god_apply(state, parse_turn(state, text))
     return state
+
+# %% ../nbs/01b_gods.ipynb #ecef3c99
+def board_symmetries() -> list[tuple[int, ...]]:
+    "The 8 symmetries of the board (4 turns, each mirrored or not), each as a map cell -> cell."
+    maps = []
+    for quarter_turns in range(4):
+        for mirrored in (False, True):
+            cells = []
+            for cell in range(CELLS):
+                row, col = divmod(cell, 5)
+                if mirrored: col = 4 - col
+                for _ in range(quarter_turns): row, col = col, 4 - row
+                cells.append(row * 5 + col)
+            maps.append(tuple(cells))
+    return maps
+
+def setup_classes() -> Counter:
+    "Every setup (player 1's two cells, player 2's two) up to symmetry: {one setup of the class: how many it stands for}."
+    maps, classes = board_symmetries(), Counter()
+    for mine in combinations(range(CELLS), 2):
+        for theirs in combinations([c for c in range(CELLS) if c not in mine], 2):
+            classes[min((tuple(sorted(m[c] for c in mine)), tuple(sorted(m[c] for c in theirs))) for m in maps)] += 1
+    return classes
+
+def first_turns_from_start(god: str, classes: Counter) -> int:
+    "Perft depth 5 from the start for `god` against a mortal: the first turns after every placement order."
+    return 4 * sum(n * len(god_legal_turns(GodState(State((0,) * CELLS, cells, 0), (god, "mortal"))))
+                   for cells, n in classes.items())

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .engine import GamePool, available_cores
+from .engine import GamePool, available_cores, process_cpu_seconds
 from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
@@ -126,7 +126,7 @@ def stage_holdout(loop: Loop, iteration: int) -> dict:
     settings = replace(c.selfplay, games=c.holdout_games, simulations=c.holdout_simulations, full_search_share=1.0,
                        random_placements=0.0, forced_playouts=0.0)
     with loop.progress.task("holdout games", settings.games) as advance:
-        games = play_selfplay(UniformFactory(), settings, seed=int(rng.integers(2**31)), progress=advance)
+        games = play_selfplay(UniformFactory(), settings, int(rng.integers(2**31)), loop.workers, advance)
     examples = games_to_examples(games)
     save_examples(examples, loop.run.holdout_path)
     return {"games": len(games), "positions": len(examples)}
@@ -139,7 +139,8 @@ def stage_references(loop: Loop, iteration: int) -> dict:
         for i, a in enumerate(names):
             for b in names[i + 1:]:
                 pa, pb = reference_player(a, c.arena.simulations), reference_player(b, c.arena.simulations)
-                results.append(asdict(play_match(pa, pb, random_openings(c.arena.reference_openings, rng), rng)))
+                openings = random_openings(c.arena.reference_openings, rng)
+                results.append(asdict(play_match(pa, pb, openings, rng, workers=loop.workers)))
                 advance()
     return {"results": results}
 
@@ -382,9 +383,10 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break
-                stage_start = time.time()
+                stage_start, cpu_start = time.time(), process_cpu_seconds()
                 values = STAGE_FUNCTIONS[stage](loop, iteration)
-                record = Record(stage, iteration, time.time() - stage_start, time.time(), values)
+                record = Record(stage, iteration, time.time() - stage_start, time.time(), values,
+                                process_cpu_seconds() - cpu_start)
                 append_record(run.records_path, record)
                 records.append(record)
                 if budget: budget.save()
@@ -406,7 +408,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
 def summary_line(record: Record, timings: bool = True) -> str:
     "One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour)."
     v = record.values
-    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s)" if timings else "")
+    busy = f", {record.cpu_seconds / max(record.seconds, 1e-9):.1f} cores" if record.cpu_seconds is not None else ""
+    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
     if record.stage == "selfplay":
         speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
         return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \

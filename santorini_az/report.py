@@ -17,7 +17,7 @@ from .rundir import RunDirectory, Record
 
 # %% auto #0
 __all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles', 'plot_speed',
-           'report_figure', 'write_report']
+           'stage_times', 'busy_cores', 'plot_time', 'report_figure', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -99,9 +99,42 @@ def plot_speed(ax, records):
     if len(x): ax.plot(x, y, marker="o")
     ax.set(title="self-play speed", xlabel="iteration", ylabel="games / hour")
 
+# %% ../nbs/26_report.ipynb #23eeebcf
+def stage_times(records: list[Record]) -> dict[str, dict]:
+    """Each stage's wall seconds and share of the run's wall time, and its busy cores (CPU over wall seconds, over the
+    records that measured CPU; None if none did), in the order the stages first ran."""
+    totals: dict[str, dict] = {}
+    for r in records:
+        t = totals.setdefault(r.stage, {"seconds": 0.0, "measured_seconds": 0.0, "cpu_seconds": 0.0})
+        t["seconds"] += r.seconds
+        if r.cpu_seconds is not None: t["measured_seconds"] += r.seconds; t["cpu_seconds"] += r.cpu_seconds
+    wall = sum(t["seconds"] for t in totals.values()) or 1.0
+    return {stage: {"seconds": t["seconds"], "share": t["seconds"] / wall,
+                    "cores": t["cpu_seconds"] / t["measured_seconds"] if t["measured_seconds"] > 0 else None}
+            for stage, t in totals.items()}
+
+def busy_cores(records: list[Record]) -> float | None:
+    "The cores the run kept busy over the records that measured CPU time (None if none did)."
+    measured = [r for r in records if r.cpu_seconds is not None]
+    wall = sum(r.seconds for r in measured)
+    return sum(r.cpu_seconds for r in measured) / wall if wall > 0 else None
+
+def plot_time(ax, records):
+    "Each stage's share of the run's wall time (bars) and the cores it kept busy (labels)."
+    times = stage_times(records)
+    names = list(times)[::-1]  # the first stage at the top
+    ax.barh(names, [100 * times[n]["share"] for n in names], color="tab:purple", alpha=0.7)
+    for y, name in enumerate(names):
+        cores = times[name]["cores"]
+        label = f"{times[name]['seconds']:.0f} s" + (f", {cores:.1f} cores" if cores is not None else "")
+        ax.text(100 * times[name]["share"] + 1, y, label, va="center", fontsize=8)
+    busy = busy_cores(records)
+    title = "where the time went" + (f" ({busy:.2f} cores busy)" if busy is not None else "")
+    ax.set(title=title, xlabel="% of the run's wall time", xlim=(0, 119))
+
 # %% ../nbs/26_report.ipynb #05c02726
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
-          "speed": plot_speed, "puzzles": plot_puzzles}
+          "speed": plot_speed, "puzzles": plot_puzzles, "time": plot_time}
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS)):
     "One figure with the named `panels` (default: every panel), three to a row."

@@ -35,6 +35,7 @@ class Record:
     seconds: float  # how long the stage took
     finished_at: float  # unix time
     values: dict  # the stage's numbers (losses, scores, game counts, ...)
+    cpu_seconds: float | None = None  # CPU time of every process of the run during the stage (None: not measured)
 
 def append_record(path: Path, record: Record) -> None:
     "Append `record` as one JSON line and force it to disk."

@@ -31,7 +31,7 @@ import pytest
 
 from tests.conftest import require
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("docs_preview")]  # one worker: its module fixture is costly to build twice
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"

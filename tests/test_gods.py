@@ -366,3 +366,24 @@ def test_position_text_names_gods_and_marks():
     with pytest.raises(NotationError, match="unknown mark"): parse_god_position(FLAT + "/1/C3,E1/A5,E5/zeus")
     with pytest.raises(NotationError, match="not one of"): parse_god_position(FLAT + "/1/zeus:C3,E1/A5,E5")
     with pytest.raises(NotationError, match="no move has been played"): parse_god_position(FLAT + "/1/C3/ /won")
+
+
+# --- Perft depth 5 from the start, every god: chapter 01b's table -------------------------------------------------
+# Chapter 01b reads the table from nbs/data/gods_perft.json (recounting all eleven gods there takes about four minutes
+# of a learner's "Run all"); here the readable rules recount it in every run of the suite, one god a test, so that
+# pytest-xdist spreads them over the cores. Chapter 11b checks the compiled generator against the same file.
+
+@pytest.fixture(scope="module")
+def setup_classes_once():
+    from santorini_az.gods import setup_classes
+    return setup_classes()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("god", GODS)
+def test_depth_5_from_the_start_is_the_stored_table(god, setup_classes_once):
+    import json
+    from pathlib import Path
+    from santorini_az.gods import first_turns_from_start
+    stored = json.loads((Path(__file__).resolve().parent.parent / "nbs" / "data" / "gods_perft.json").read_text())
+    assert first_turns_from_start(god, setup_classes_once) == stored[god]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pip_only")]  # one worker: its module fixture is costly to build twice
 
 ROOT = Path(__file__).resolve().parent.parent
 TORCH_CPU = "torch==2.13.0"  # the pin of tools/setup.sh on a machine without a GPU

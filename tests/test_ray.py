@@ -22,7 +22,7 @@ from tests.conftest import require
 from santorini_az.engine import LinearEvaluator, play_games
 from santorini_az.mcts import SearchConfig
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one worker: its module fixture is costly to build twice
 
 BIN = Path(sys.executable).parent
 RAY, CLI = BIN / "ray", BIN / "santorini_az"

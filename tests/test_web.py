@@ -27,7 +27,7 @@ from santorini_az.gods import format_god_position, god_start, play_turns
 from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
 from santorini_az.notation import format_position, parse_position, play_moves
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web")]  # one worker: its module fixture is costly to build twice
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"

@@ -22,7 +22,7 @@ from tests.conftest import require
 from santorini_az.game import initial_state
 from santorini_az.notation import play_moves
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("widgets_browser")]  # one worker: its module fixture is costly to build twice
 CHROMIUM = "/usr/bin/chromium"
 START_TIMEOUT_S = 120  # JupyterLab's first start builds nothing, but a busy 2-core machine is slow
 STEP_TIMEOUT_MS = 60_000

@@ -1,11 +1,31 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone: set up .venv, the web app and Chromium (tools/setup.sh), check that the package is in sync with the notebooks,
-# run every chapter as a test (nbdev-test) and the pytest suites, slow checks included (a few minutes in all on
-# 2 cores). Extra arguments go to pytest. For a quick loop while developing, run `nbdev-test` and `pytest` alone:
-# they skip the cells and tests marked slow.
+# The whole test suite, from a fresh clone: set up .venv, the web app and Chromium (tools/setup.sh), check that the
+# package is in sync with the notebooks, run every chapter as a test (nbdev-test, slow cells included; chapters 01-06
+# in tests/test_pip_only.py's pip-only venv) and the pytest suites (slow checks included, spread over the cores by
+# pytest-xdist). It ends by printing its budget: each phase's
+# wall time and the slowest notebooks and tests (tools/test_budget.py). Extra arguments go to pytest. For a quick
+# loop while developing, run `nbdev-test` and `pytest` alone: they skip the cells and tests marked slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+logs=$(mktemp -d)
+phase_start=$(date +%s.%N)
+phase() {  # the phase that just ended: its name and wall seconds, for the budget
+  local now; now=$(date +%s.%N)
+  echo "$1 $(python3 -c "print(round($now - $phase_start, 1))")" >> "$logs/phases"
+  phase_start=$now
+}
+budget() {
+  local status=$?
+  if [ -x .venv/bin/python ]; then
+    .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" || true
+  fi
+  rm -rf "$logs"
+  exit $status
+}
+trap budget EXIT
+
 bash tools/setup.sh
+phase "setup"
 export PATH="$PWD/.venv/bin:$PATH"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1  # the browser tests drive Debian's /usr/bin/chromium
 export SANTORINI_REQUIRE_ALL=1  # a test whose tool is missing fails here instead of skipping
@@ -25,12 +45,18 @@ echo "== docs pre-processing (what nbdev-docs does before Quarto renders)"
 python tools/check_docs_cells.py
 python -c "from nbdev.serve import proc_nbs; proc_nbs(n_workers=2)"
 test -f _proc/index.ipynb
-
-echo "== every chapter runs top to bottom (nbdev-test)"
-nbdev-test --n-workers 2 --timing --flags slow
-
 echo "== the browser app's unit tests (vitest)"
 (cd web && npx vitest run --silent)
+phase "sync checks, docs pre-processing, vitest"
+
+echo "== every chapter runs top to bottom (nbdev-test)"
+# Chapters 01-06 run in pytest instead (tests/test_pip_only.py: the same nbdev-test, slow cells included, in a venv
+# made by pip alone), so they are not run twice.
+pip_only=$(cd tests && python -c "from test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
+nbdev-test --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
+phase "notebooks (nbdev-test)"
 
 echo "== pytest"
-python -m pytest -q -p no:cacheprovider --runslow "$@"
+python -m pytest -q -p no:cacheprovider --runslow -n "${PYTEST_WORKERS:-2}" --dist loadgroup \
+  --junitxml="$logs/junit.xml" -o junit_family=xunit2 "$@"
+phase "pytest"

@@ -557,5 +557,11 @@ class AlphaBetaPlayer:
         self.name, self.depth = f"alphabeta{depth}", depth
         self.engine = AlphaBeta(config or AlphaBetaConfig())
 
+    def __getstate__(self) -> dict:
+        "What goes to another process (a pool's worker): the depth and the settings; the tables are built there."
+        return {"depth": self.depth, "config": self.engine.config}
+
+    def __setstate__(self, state: dict) -> None: self.__init__(state["depth"], state["config"])
+
     def choose(self, states: list[State], rng=None) -> list:
         return [action_from_index(s, self.engine.search(s, depth=self.depth).action) for s in states]

@@ -19,7 +19,7 @@ from .game import State, Action, Placement, legal_actions, apply, winner, STEPS,
 from .encoding import action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
-from .engine import GamePool, play_games, search_positions
+from .engine import GamePool, WorkerPool, play_games, search_positions
 
 # %% auto #0
 __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict',
@@ -169,6 +169,10 @@ class SearchPlayer:
         if self._evaluate is None: self._evaluate = self.factory()
         return self._evaluate
 
+    def __getstate__(self) -> dict:
+        "What goes to another process (a pool's worker): everything but the evaluator, which its factory builds there."
+        return {**self.__dict__, "_evaluate": None}
+
     def choose(self, states, rng):
         counts, _ = search_positions(states, self.evaluate, self.config, rng)
         return [action_from_index(s, int(np.argmax(row))) for s, row in zip(states, counts)]
@@ -231,10 +235,9 @@ class GameOutcome:
     first_won: bool
     plies: int
 
-def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
-                       progress: Callable[[int], None] | None, max_plies: int) -> list[GameOutcome]:
-    "Every game of the schedule side by side, each player choosing for all the games where it is to move."
-    schedule = pairing_schedule(len(openings))
+def _play_by_turns(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]],
+                   rng: np.random.Generator, progress: Callable[[int], None] | None, max_plies: int) -> list[GameOutcome]:
+    "The games of `schedule` side by side, each player choosing for all the games where it is to move."
     states = [openings[i] for i, _ in schedule]
     seats = [(first, second) if first_moves else (second, first) for _, first_moves in schedule]  # colour -> player
     plies = [0] * len(states)
@@ -250,6 +253,26 @@ def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng
                     if progress: progress(1)
     return [GameOutcome(i, first_moves, winner(s) == (0 if first_moves else 1), p)  # unfinished counts as a loss
             for (i, first_moves), s, p in zip(schedule, states, plies)]
+
+def _by_turns_job(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]], seed: int,
+                  max_plies: int, *, worker: int, progress: Callable) -> list[GameOutcome]:
+    "A pool worker's share of a match (chapter 6's `WorkerPool.run`), played with its own generator."
+    return _play_by_turns(first, second, openings, schedule, np.random.default_rng([seed, worker]), progress, max_plies)
+
+def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
+                       progress: Callable[[int], None] | None, max_plies: int,
+                       workers: int | GamePool = 1) -> list[GameOutcome]:
+    """Every game of the schedule in this process, or, when `workers` is a `WorkerPool` (the training loop's), split
+    over its processes: share w is `schedule[w::used]`, played with its own generator. (A number of workers, or a Ray
+    pool, which plays only self-play jobs, keeps the match in this process, so its games do not depend on the cores.)"""
+    schedule = pairing_schedule(len(openings))
+    pool = workers if isinstance(workers, WorkerPool) and len(schedule) > 1 else None
+    if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies)
+    used, seed = min(pool.size, len(schedule)), int(rng.integers(2**31))
+    shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies) for w in range(used)],
+                      (lambda n: progress(n)) if progress else (lambda n: None))
+    by_game = {(o.opening, o.first_moves_first): o for share in shares for o in share}
+    return [by_game[game] for game in schedule]
 
 def _outcomes_on_engine(first: SearchPlayer, second: SearchPlayer, openings: list[State], rng: np.random.Generator,
                         progress: Callable[[int], None] | None, workers: int | GamePool) -> list[GameOutcome]:

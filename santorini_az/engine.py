@@ -1060,16 +1060,22 @@ def play_share(factories, config: SearchConfig, slots: int, seed: int, worker: i
                       rng=np.random.default_rng([seed, worker]))
     return engine.play(starts, progress=progress)
 
+def _play_share_job(factories, config: SearchConfig, slots: int, seed: int, starts, threads: int, *, worker: int,
+                    progress: Callable) -> None:
+    "A self-play job for a pool worker: its records go out one by one through `progress`, as they finish."
+    play_share(factories, config, slots, seed, worker, starts, threads, progress=progress)
+
 def _pool_worker(worker: int, inbox, outbox) -> None:
-    "A pool process: play each job from `inbox` (None: stop), sending (job, kind, payload) messages to `outbox`."
+    """A pool process: run each job `(number, function, args)` from `inbox` (None: stop) as
+    `function(*args, worker=worker, progress=send)`, sending (number, kind, payload) messages to `outbox`: an "item"
+    for each `send(item)`, then "done" with (worker, the function's result), or "error" with the traceback."""
     import signal
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops the pool
     while (job := _next_job(inbox)) is not None:
-        number, factories, config, slots, seed, starts, threads = job
+        number, function, args = job
         try:
-            play_share(factories, config, slots, seed, worker, starts, threads,
-                       progress=lambda record: outbox.put((number, "game", record)))
-            outbox.put((number, "done", worker))
+            result = function(*args, worker=worker, progress=lambda item: outbox.put((number, "item", item)))
+            outbox.put((number, "done", (worker, result)))
         except Exception:
             import traceback
             outbox.put((number, "error", traceback.format_exc()))
@@ -1133,23 +1139,32 @@ class WorkerPool:
 
     def alive(self) -> bool: return all(p.is_alive() for p in self.processes)
 
-    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
-             report: Callable[[GameRecord], None]) -> list[GameRecord]:
-        "Worker w plays `starts[w::used]` (used = min(workers, games)); the records, as they come, go to `report`."
+    def run(self, function: Callable, shares: list[tuple], report: Callable = lambda item: None) -> list:
+        """Run `function(*shares[w], worker=w, progress=report)` in worker w (at most `size` shares) and return the
+        results by share; the items each one reports, as they come, go to `report`. `function` must be picklable: a
+        module-level function."""
+        if len(shares) > self.size: raise ValueError(f"{len(shares)} shares for a pool of {self.size} workers")
         self.jobs += 1
-        used = min(self.size, len(starts))
-        for w in range(used): self.inboxes[w].put((self.jobs, factories, config, share, seed, starts[w::used], threads))
-        records, running = [], used
+        for w, args in enumerate(shares): self.inboxes[w].put((self.jobs, function, args))
+        results, running = [None] * len(shares), len(shares)
         try:
             while running:
                 number, kind, payload = receive(self.outbox, self.processes)
                 if number != self.jobs: continue  # cannot happen after a clean job; kept as a guard
-                if kind == "game": records.append(payload); report(payload)
-                elif kind == "done": running -= 1
-                else: raise RuntimeError(f"a self-play worker failed:\n{payload}")
+                if kind == "item": report(payload)
+                elif kind == "done": results[payload[0]] = payload[1]; running -= 1  # (worker, result)
+                else: raise RuntimeError(f"a worker failed:\n{payload}")
         except BaseException:
             self.close()
             raise
+        return results
+
+    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
+             report: Callable[[GameRecord], None]) -> list[GameRecord]:
+        "Worker w plays `starts[w::used]` (used = min(workers, games)); the records, as they come, go to `report`."
+        used, records = min(self.size, len(starts)), []
+        def keep(record): records.append(record); report(record)
+        self.run(_play_share_job, [(factories, config, share, seed, starts[w::used], threads) for w in range(used)], keep)
         return records
 
     def close(self) -> None:

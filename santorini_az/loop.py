@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .engine import GamePool, available_cores, process_cpu_seconds
+from .engine import GamePool, available_cores, process_cpu_seconds, worker_pool
 from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
@@ -58,8 +58,11 @@ class Loop:
 
     @property
     def workers(self) -> int | GamePool:
-        "Where the games are played: the given pool (a Ray cluster, chapter 28), else `config.workers` processes."
-        return self.pool if self.pool is not None else self.config.workers
+        """Where the games are played: the given pool (a Ray cluster, chapter 28), else the pool of `config.workers`
+        processes (0: one per core), started once for the whole run; 1: this process."""
+        if self.pool is not None: return self.pool
+        workers = self.config.workers or available_cores()
+        return worker_pool(workers) if workers > 1 else 1
 
     def rng(self, iteration: int, stage: str) -> np.random.Generator:
         return np.random.default_rng([self.config.seed, iteration, STAGE_IDS[stage]])

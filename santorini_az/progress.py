@@ -7,10 +7,11 @@ Docs: https://santorini-az.github.io/santorini_az/progress.html.md"""
 # %% ../nbs/25_progress.ipynb #63994a6d
 from __future__ import annotations
 
+import os
 from contextlib import contextmanager
 
 # %% auto #0
-__all__ = ['Progress']
+__all__ = ['Progress', 'long_cell']
 
 # %% ../nbs/25_progress.ipynb #aa0f4f48
 class Progress:
@@ -43,3 +44,12 @@ class Progress:
         if not self.quiet:
             from rich import print as rprint
             rprint(text)
+
+# %% ../nbs/25_progress.ipynb #d933d61a
+def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:
+    """Whether to run a chapter's cell that takes about `seconds` on two cores: always under nbdev-test (`IN_TEST`), else
+    only when asked (`run_long_cells`, or SANTORINI_LONG_CELLS=1); when not, print what was skipped."""
+    if run_long_cells or os.environ.get("IN_TEST") == "1" or os.environ.get("SANTORINI_LONG_CELLS") == "1": return True
+    minutes = f"about {round(seconds / 60)} minutes" if seconds >= 90 else f"about {round(seconds)} s"
+    print(f"skipped: {what} ({minutes} on two cores); set RUN_LONG_CELLS = True near the top of the chapter to run it")
+    return False

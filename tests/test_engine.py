@@ -217,6 +217,25 @@ def test_the_worker_pool_is_reused_and_replaced_when_a_worker_dies():
     assert all(np.array_equal(a.action, b.action) for a, b in zip(first, fresh))
 
 
+def _square_job(x, *, worker, progress):
+    "A pool job for the test below: reports its input, returns its square (and fails on a negative one)."
+    if x < 0: raise ValueError("negative")
+    progress(x)
+    return x * x
+
+
+def test_a_pool_runs_any_module_level_job_by_share():
+    "WorkerPool.run: one share per worker, results by share, reported items streamed, a failing share raises."
+    from santorini_az.engine import worker_pool
+    pool, reported = worker_pool(2), []
+    assert pool.run(_square_job, [(3,), (4,)], reported.append) == [9, 16]
+    assert sorted(reported) == [3, 4]
+    with pytest.raises(RuntimeError, match="(?s)a worker failed:.*ValueError: negative"):
+        pool.run(_square_job, [(2,), (-1,)])
+    with pytest.raises(ValueError, match="3 shares for a pool of 2 workers"):
+        worker_pool(2).run(_square_job, [(1,), (2,), (3,)])
+
+
 DISABLED_JIT_SCRIPT = """
 import numpy as np, numba
 from santorini_az.engine import LinearEvaluator, search_positions, fast_perft

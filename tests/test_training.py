@@ -629,3 +629,26 @@ def test_the_threat_head_trains_and_resumes(tmp_path):
     again = Trainer(trainer.model, config, total_steps=120)
     again.load_state(tmp_path / "trainer.pt")
     assert all(torch.equal(a, b) for a, b in zip(trainer.reach_head.parameters(), again.reach_head.parameters()))
+
+
+def test_a_match_without_searches_splits_over_the_pool():
+    """Players that do not both search (here a network against α-β and greedy) play a match's games on a WorkerPool's
+    processes, share by share: every game of the schedule once, in its order; the same seed gives the same games;
+    the players go to the workers without their evaluator or α-β tables."""
+    import pickle
+    from santorini_az.alphabeta import AlphaBetaPlayer
+    from santorini_az.arena import SearchPlayer, play_match
+    from santorini_az.engine import worker_pool
+    from santorini_az.evaluator import UniformFactory
+    me, alphabeta = SearchPlayer("mcts", UniformFactory(), 16), AlphaBetaPlayer(1)
+    me.evaluate  # built here; it must not travel
+    assert pickle.loads(pickle.dumps(me))._evaluate is None
+    assert len(pickle.dumps(alphabeta)) < 1000 and pickle.loads(pickle.dumps(alphabeta)).depth == 1
+    openings = random_openings(3, np.random.default_rng(1))
+    def outcomes(first, second, seed):
+        return match_outcomes(first, second, openings, np.random.default_rng(seed), workers=worker_pool(2))
+    split = outcomes(me, alphabeta, 5)
+    assert [(o.opening, o.first_moves_first) for o in split] == pairing_schedule(3)
+    assert split == outcomes(me, alphabeta, 5)
+    greedy = outcomes(me, GreedyPlayer(), 6)
+    assert len(greedy) == 6 and all(o.plies > 0 for o in greedy)

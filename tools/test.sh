@@ -2,20 +2,22 @@
 # The whole test suite, from a fresh clone: set up .venv, the web app and Chromium (tools/setup.sh), check that the
 # package is in sync with the notebooks, run every chapter as a test (nbdev-test, slow cells included; chapters 01-06
 # in tests/test_pip_only.py's pip-only venv) and the pytest suites (slow checks included, spread over the cores by
-# pytest-xdist). It ends by printing its budget: each phase's
-# wall time and the slowest notebooks and tests (tools/test_budget.py). Extra arguments go to pytest. For a quick
-# loop while developing, run `nbdev-test` and `pytest` alone: they skip the cells and tests marked slow.
+# pytest-xdist). It ends by printing its budget: each phase's wall time and the slowest notebooks and tests
+# (tools/test_budget.py). Extra arguments go to pytest. For a quick loop while developing, run `nbdev-test` and
+# `pytest` alone: they skip the cells and tests marked slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d)
 phase_start=$(date +%s.%N)
+running="setup"  # the phase under way: a failure names it in the budget
 phase() {  # the phase that just ended: its name and wall seconds, for the budget
   local now; now=$(date +%s.%N)
   echo "$1 $(python3 -c "print(round($now - $phase_start, 1))")" >> "$logs/phases"
-  phase_start=$now
+  phase_start=$now running=${2:-}
 }
 budget() {
   local status=$?
+  if [ "$status" != 0 ]; then phase "$running (failed)"; fi
   if [ -x .venv/bin/python ]; then
     .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" || true
   fi
@@ -25,7 +27,7 @@ budget() {
 trap budget EXIT
 
 bash tools/setup.sh
-phase "setup"
+phase "setup" "sync checks, docs pre-processing, vitest"
 export PATH="$PWD/.venv/bin:$PATH"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1  # the browser tests drive Debian's /usr/bin/chromium
 export SANTORINI_REQUIRE_ALL=1  # a test whose tool is missing fails here instead of skipping
@@ -47,14 +49,14 @@ python -c "from nbdev.serve import proc_nbs; proc_nbs(n_workers=2)"
 test -f _proc/index.ipynb
 echo "== the browser app's unit tests (vitest)"
 (cd web && npx vitest run --silent)
-phase "sync checks, docs pre-processing, vitest"
+phase "sync checks, docs pre-processing, vitest" "notebooks (nbdev-test)"
 
 echo "== every chapter runs top to bottom (nbdev-test)"
 # Chapters 01-06 run in pytest instead (tests/test_pip_only.py: the same nbdev-test, slow cells included, in a venv
 # made by pip alone), so they are not run twice.
 pip_only=$(cd tests && python -c "from test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
 nbdev-test --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
-phase "notebooks (nbdev-test)"
+phase "notebooks (nbdev-test)" "pytest"
 
 echo "== pytest"
 python -m pytest -q -p no:cacheprovider --runslow -n "${PYTEST_WORKERS:-2}" --dist loadgroup \

@@ -45,7 +45,7 @@ class Progress:
             from rich import print as rprint
             rprint(text)
 
-# %% ../nbs/25_progress.ipynb #d933d61a
+# %% ../nbs/25_progress.ipynb #12dd2f4d
 def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:
     """Whether to run a chapter's cell that takes about `seconds` on two cores: always under nbdev-test (`IN_TEST`), else
     only when asked (`run_long_cells`, or SANTORINI_LONG_CELLS=1); when not, print what was skipped."""

@@ -1,12 +1,18 @@
-"Fast tests of chapter 05's first loop: targets, loss, and determinism."
+"Fast tests of chapter 05's first loop: targets, loss, the fresh network, and determinism (across CPU kinds too)."
+import json
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
+import pytest
 import torch
 
 from santorini_az.encoding import N_ACTIONS, action_from_index, legal_action_indices
-from santorini_az.first_loop import (GameRecord, LoopConfig, game_examples, losses, run_loop, self_play, train,
-                                     concatenate)
+from santorini_az.first_loop import (GameRecord, LoopConfig, game_examples, losses, network_evaluator, new_network,
+                                     run_loop, self_play, train, concatenate)
+from santorini_az.mcts import SearchConfig, run_search, uniform_evaluator
 from santorini_az.game import Placement, initial_state, winner
 from santorini_az.network import NetConfig, SantoriniNet
 from santorini_az.trainer import policy_loss
@@ -76,3 +82,35 @@ def test_the_loop_is_deterministic_for_a_seed():
     assert a.losses == b.losses
     c = run_loop(LoopConfig(**{**config.__dict__, "seed": 4}))
     assert any(not torch.equal(t, c.model.state_dict()[n]) for n, t in a.model.state_dict().items())
+
+
+def test_a_fresh_network_has_uniform_priors_and_computes_in_float64():
+    "`new_network`: the policy head at zero (every logit 0, so the first searches are the uniform search), float64."
+    torch.manual_seed(0)
+    model = new_network(LoopConfig())
+    logits, values = network_evaluator(model)([initial_state()] * 2)
+    assert set(logits[0]) == {0.0} and len(logits[0]) == N_ACTIONS
+    assert all(p.dtype == torch.float64 for p in model.parameters())
+    assert run_search(initial_state(), lambda s: (logits[0], 0.0), SearchConfig(simulations=8)).visit_counts() == \
+        run_search(initial_state(), uniform_evaluator, SearchConfig(simulations=8)).visit_counts()
+
+
+_LOOP_NUMBERS = """
+import json
+from santorini_az.first_loop import LoopConfig, run_loop
+r = run_loop(LoopConfig(iterations=2, games=4, simulations=8, train_steps=30))
+print(json.dumps({"lengths": [[len(g.states) for g in it] for it in r.games],
+                  "losses": [[round(x, 9) for step in it for x in step] for it in r.losses]}))
+"""
+
+
+@pytest.mark.slow
+def test_the_loop_plays_the_same_games_with_avx2_and_with_the_best_kernels():
+    "The chapter's numbers on a CPU with AVX2 only (emulated) are those of this CPU's best kernels: float64 at work."
+    runs = []
+    for env in ({}, {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}):
+        done = subprocess.run([sys.executable, "-c", _LOOP_NUMBERS], env={**os.environ, **env}, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout))
+    assert runs[0] == runs[1]

@@ -232,7 +232,7 @@ def test_tiny_preset_end_to_end_via_cli(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     run = RunDirectory(tmp_path / "tiny")
-    assert run.checkpoint(2).exists() and (run.root / "report" / "report.png").exists()
+    assert run.checkpoint(4).exists() and (run.root / "report" / "report.png").exists()
     assert [(r.iteration, r.stage) for r in run.records()] == plan(preset("tiny"))
     assert any((run.root / "tb").iterdir())
 

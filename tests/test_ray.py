@@ -9,6 +9,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import sys
 from dataclasses import dataclass
 from functools import partial
@@ -17,12 +18,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.quick import quick_args
+
 from tests.conftest import require
 
 from santorini_az.engine import LinearEvaluator, play_games
 from santorini_az.mcts import SearchConfig
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one worker: its module fixture is costly to build twice
+pytestmark = pytest.mark.slow  # tools/test.sh runs this file on its own, outside pytest-xdist
 
 BIN = Path(sys.executable).parent
 RAY, CLI = BIN / "ray", BIN / "santorini_az"
@@ -44,10 +47,12 @@ def ray_cli(*args, timeout=180):
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
+def cluster():
     "A head node and a second node, one CPU each, on 127.0.0.1; stopped at the end whatever happens."
     require("ray", shutil.which(str(RAY)) is not None)
-    port, temp = free_port(), tmp_path_factory.mktemp("ray")
+    # Ray's sockets live under its temp folder and a Unix socket path has at most 107 bytes: pytest's own folders
+    # (deeper still under pytest-xdist) are too long, so a short one of its own, removed at the end
+    port, temp = free_port(), Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     address = f"127.0.0.1:{port}"
     common = ["--num-cpus", "1", "--disable-usage-stats"]
     try:
@@ -59,10 +64,11 @@ def cluster(tmp_path_factory):
         yield address
     finally:
         ray_cli("stop", "--force", timeout=120)
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_tiny_preset_end_to_end_on_the_cluster(cluster, tmp_path):
-    done = subprocess.run([str(CLI), "train", "--preset", "tiny", "--quiet", "--ray", cluster,
+    done = subprocess.run([str(CLI), "train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--quiet", "--ray", cluster,
                            "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900,
                           env={**os.environ, **RAY_ENV})
     assert done.returncode == 0, done.stdout + done.stderr

@@ -18,6 +18,7 @@ from santorini_az.trainer import policy_loss, masked_log_softmax
 from santorini_az.game import random_openings
 from hypothesis import given, settings
 from tests.strategies import played_positions
+from tests.quick import QUICK, quick_args
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
@@ -149,7 +150,8 @@ def test_greedy_beats_random():
 
 
 def tiny(iterations=1):
-    return apply_overrides(preset("tiny"), [f"iterations={iterations}"])
+    "The tiny preset at the quick sizes (tests/quick.py), for `iterations` iterations."
+    return apply_overrides(preset("tiny"), QUICK + [f"iterations={iterations}"])
 
 
 def test_the_default_engine_setup_in_a_run(tmp_path):
@@ -201,7 +203,7 @@ def test_resume_after_interrupted_stage(tmp_path, monkeypatch):
 def test_one_writer_then_resume_after_sigkill(tmp_path):
     "A second writer is refused naming the holder; SIGKILL mid-run; --resume (not blocked by the dead lock) completes."
     run_dir = tmp_path / "run"
-    args = CLI + ["train", "--preset", "tiny", "--iterations", "4", "--quiet", "--run-dir", str(run_dir)]
+    args = CLI + ["train", "--preset", "tiny", *quick_args(), "--iterations", "4", "--quiet", "--run-dir", str(run_dir)]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     records = run_dir / "records.jsonl"
     deadline = time.time() + 120
@@ -263,7 +265,7 @@ def test_a_gpu_run_trains_there_and_resumes_on_the_cpu(tmp_path):
 def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     "`train --hours` without --iterations plans its iterations from their measured time; resume keeps the plan, a larger --hours extends it."
     run_dir = tmp_path / "budget"
-    train = CLI + ["train", "--preset", "tiny", "--run-dir", str(run_dir)]
+    train = CLI + ["train", "--preset", "tiny", *quick_args(), "--run-dir", str(run_dir)]
     done = subprocess.run(train + ["--hours", "0.005"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "plan: iteration 2" in done.stdout and "time budget filled" in done.stdout, done.stdout
@@ -321,7 +323,7 @@ class ContraryFactory(HeightFactory):
 
 def test_promotion_follows_the_scores_and_selfplay_uses_the_champion(tmp_path, monkeypatch):
     "Strong candidate vs bad champion is promoted; bad vs strong is not; self-play then searches with the champion."
-    config = apply_overrides(preset("tiny"), ["arena.openings=6", "arena.simulations=32", "selfplay.games=2"])
+    config = apply_overrides(preset("tiny"), QUICK + ["arena.openings=6", "arena.simulations=32", "selfplay.games=2"])
     run = RunDirectory(tmp_path / "run")
     run.root.mkdir()
     networks = {0: ContraryFactory(), 1: HeightFactory(), 2: ContraryFactory()}
@@ -352,7 +354,7 @@ def test_promotion_follows_the_scores_and_selfplay_uses_the_champion(tmp_path, m
 
 def test_the_sequential_gate_plays_rounds_until_it_is_sure(tmp_path, monkeypatch):
     "arena.gate=sprt: a clear winner is promoted after one round; a candidate equal to its champion plays every round."
-    config = apply_overrides(preset("tiny"), ["arena.openings=10", "arena.simulations=16", "arena.gate=sprt",
+    config = apply_overrides(preset("tiny"), QUICK + ["arena.openings=10", "arena.simulations=16", "arena.gate=sprt",
                                               "arena.gate_rounds=3"])
     run = RunDirectory(tmp_path / "run")
     run.root.mkdir()
@@ -393,7 +395,7 @@ def test_optimizer_state_survives_a_resume(tmp_path):
 
 def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     "With arena.every=2 over 3 iterations, evaluate runs at 2 and at the last (3), is skipped at 1; elo.json is the fit."
-    config = apply_overrides(preset("tiny"), ["iterations=3", "arena.every=2"])
+    config = apply_overrides(preset("tiny"), QUICK + ["iterations=3", "arena.every=2"])
     run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
     evaluate = {r.iteration: r.values for r in run.records() if r.stage == "evaluate"}
     assert evaluate[1] == {"skipped": True}
@@ -556,7 +558,7 @@ def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
 
 def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
     "`--set selfplay.root_search=gumbel`: the engine plays Gumbel self-play, the run learns its improved policy."
-    done = subprocess.run(CLI + ["train", "--preset", "tiny", "--iterations", "2", "--quiet", "--set",
+    done = subprocess.run(CLI + ["train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--quiet", "--set",
                                  "selfplay.root_search=gumbel", "--run-dir", str(tmp_path / "gumbel")],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -19,7 +19,7 @@ budget() {
   local status=$?
   if [ "$status" != 0 ]; then phase "$running (failed)"; fi
   if [ -x .venv/bin/python ]; then
-    .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" || true
+    .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" "$logs/junit-ray.xml" || true
   fi
   rm -rf "$logs"
   exit $status
@@ -59,6 +59,9 @@ nbdev-test --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipy
 phase "notebooks (nbdev-test)" "pytest"
 
 echo "== pytest"
-python -m pytest -q -p no:cacheprovider --runslow -n "${PYTEST_WORKERS:-2}" --dist loadgroup \
+# on both cores, except the Ray cluster's tests: a cluster started from a pytest-xdist worker loses its raylet, so
+# tests/test_ray.py runs on its own afterwards (about a minute)
+python -m pytest -q -p no:cacheprovider --runslow -n "${PYTEST_WORKERS:-2}" --dist loadgroup --ignore=tests/test_ray.py \
   --junitxml="$logs/junit.xml" -o junit_family=xunit2 "$@"
+python -m pytest -q -p no:cacheprovider --runslow tests/test_ray.py --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2
 phase "pytest"

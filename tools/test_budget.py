@@ -1,8 +1,8 @@
 """The test command's budget, printed at its end so that every CI log shows what the suite costs and where: the wall
 time of each phase, the slowest notebooks (from `nbdev-test --timing`'s lines) and the slowest tests (from pytest's
-JUnit XML). Printed, never asserted: timings differ between machines.
+JUnit XML files). Printed, never asserted: timings differ between machines.
 
-    python tools/test_budget.py --phases PHASES_FILE --notebooks NBDEV_LOG --tests JUNIT_XML [--top 10]
+    python tools/test_budget.py --phases PHASES_FILE --notebooks NBDEV_LOG --tests JUNIT_XML [JUNIT_XML ...] [--top 10]
 
 PHASES_FILE holds one line per phase, `name seconds`, written by tools/test.sh as each phase ends.
 """
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--phases", type=Path, required=True)
     parser.add_argument("--notebooks", type=Path, required=True)
-    parser.add_argument("--tests", type=Path, required=True)
+    parser.add_argument("--tests", type=Path, nargs="+", required=True)
     parser.add_argument("--top", type=int, default=10)
     args = parser.parse_args(argv)
     rows = phases(args.phases)
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     lines += [f"  {seconds:7.1f} s  {name}" for name, seconds in rows]
     lines += [f"  {sum(s for _, s in rows):7.1f} s  in all ({sum(s for _, s in rows) / 60:.1f} min)"]
     lines += table("notebooks", notebooks(args.notebooks), args.top)
-    lines += table("tests", tests(args.tests), args.top)
+    lines += table("tests", sorted((row for path in args.tests for row in tests(path)), key=lambda row: -row[1]), args.top)
     print("\n".join(lines))
 
 

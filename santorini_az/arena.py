@@ -294,7 +294,7 @@ def match_outcomes(first: Player, second: Player, openings: list[State], rng: np
     both_search = isinstance(first, SearchPlayer) and isinstance(second, SearchPlayer)
     if both_search and first.config == second.config:
         return _outcomes_on_engine(first, second, openings, rng, progress, workers)
-    return _outcomes_by_turns(first, second, openings, rng, progress, max_plies)
+    return _outcomes_by_turns(first, second, openings, rng, progress, max_plies, workers)
 
 def match_result(first: Player, second: Player, outcomes: list[GameOutcome]) -> MatchResult:
     "The outcomes summed up from `first`'s side."

@@ -649,7 +649,9 @@ def test_a_match_without_searches_splits_over_the_pool():
     openings = random_openings(3, np.random.default_rng(1))
     def outcomes(first, second, seed):
         return match_outcomes(first, second, openings, np.random.default_rng(seed), workers=worker_pool(2))
+    jobs = worker_pool(2).jobs
     split = outcomes(me, alphabeta, 5)
+    assert worker_pool(2).jobs == jobs + 1  # the games were played by the pool's processes, as one job
     assert [(o.opening, o.first_moves_first) for o in split] == pairing_schedule(3)
     assert split == outcomes(me, alphabeta, 5)
     greedy = outcomes(me, GreedyPlayer(), 6)

@@ -3,8 +3,8 @@
 A chapter's time is what a learner spends on it, in three parts, each derived rather than guessed:
 
 - reading: the words of the chapter's markdown cells at 200 words a minute (rounded, at least 1 minute);
-- running: the chapter's measured run time top to bottom on a 2-core machine ("Run all", slow cells skipped), whole
-  minutes rounded up; the data file keeps the seconds measured (`run_seconds`), and a chapter not measured runs in
+- running: the chapter's run time top to bottom as the test command measures it on an idle 2-core machine (slow
+  cells included: a learner's "Run all" skips the long ones, so it is no longer), whole minutes rounded up; the data file keeps the seconds measured (`run_seconds`), and a chapter not measured runs in
   under a minute and counts as 1 minute;
 - exercises: 10 minutes for each exercise the learner writes and the package checks, that is each `check_*(my_...)`
   call in the code cells of the chapter's "Exercises" section (the reference solution's `check_*(reference_...)`

@@ -270,7 +270,7 @@ def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng
     if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies)
     used, seed = min(pool.size, len(schedule)), int(rng.integers(2**31))
     shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies) for w in range(used)],
-                      (lambda n: progress(n)) if progress else (lambda n: None))
+                      progress or (lambda n: None))
     by_game = {(o.opening, o.first_moves_first): o for share in shares for o in share}
     return [by_game[game] for game in schedule]
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .engine import SelfPlay, receive
+from .evaluator import uniform_evaluator
 from .game import random_openings
 from .mcts import SearchConfig
 from .network import (NetworkFactory, SantoriniNet, cpu_supports_bf16, parse_net_size, random_planes,
@@ -89,16 +90,16 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
         search = SearchConfig(simulations=config.sims, dirichlet_fraction=0.25, temperature_plies=12)  # as in self-play
         engine = SelfPlay(evaluate, search, slots=slots, rng=rng)
         lengths = []
-        def refill():
+        def refill(engine):
             for slot in engine.free_slots():
                 start = random_openings(1, rng, random_moves=int(rng.integers(0, 31)))[0]
                 engine.start_game(slot, start)
-        def run_selfplay(seconds):
+        def run_selfplay(seconds, engine=engine, lengths=lengths):
             end = time.perf_counter() + seconds
             while time.perf_counter() < end:
                 for record in engine.step(): lengths.append(plies_before(record.start) + len(record))
-                refill()
-        refill()
+                refill(engine)
+        refill(engine)
         run_selfplay(config.warmup)
         planes = random_planes(slots, seed=worker)
         barrier.wait()
@@ -112,8 +113,15 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
         evaluated = engine.positions_evaluated
         run_selfplay(config.seconds)
         selfplay_seconds = time.perf_counter() - start
+        tree = SelfPlay(uniform_evaluator, search, slots=slots, rng=rng)  # the same trees, a network that costs nothing
+        refill(tree)
+        barrier.wait()
+        start = time.perf_counter()
+        run_selfplay(config.seconds, tree, [])
+        tree_seconds = time.perf_counter() - start
         queue.put(dict(worker=worker, network_positions=positions, network_seconds=network_seconds,
                        simulations=engine.simulations_done - simulations, selfplay_seconds=selfplay_seconds,
+                       tree_simulations=tree.simulations_done, tree_seconds=tree_seconds,
                        positions_evaluated=engine.positions_evaluated - evaluated, game_lengths=lengths,
                        peak_memory_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
     except BaseException:
@@ -157,12 +165,14 @@ def run_bench(config: BenchConfig) -> dict:
         for p in processes: p.join(timeout=30)
     network = sum(r["network_positions"] / r["network_seconds"] for r in results)
     simulations = sum(r["simulations"] / r["selfplay_seconds"] for r in results)
+    tree = sum(r["tree_simulations"] / r["tree_seconds"] for r in results)
     evaluated = sum(r["positions_evaluated"] / r["selfplay_seconds"] for r in results)
     lengths = [n for r in results for n in r["game_lengths"]]
     mean_length = float(np.mean(lengths)) if lengths else None
     peak = sum(r["peak_memory_mb"] for r in results) + resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return dict(network_positions_per_s=round(network, 1), selfplay_sims_per_s=round(simulations, 1),
                 ratio=round(simulations / network, 3),
+                tree_sims_per_s=round(tree, 1), tree_sims_per_s_per_worker=round(tree / config.workers, 1),
                 games_per_hour=round(3600 * simulations / (config.sims * mean_length), 1) if mean_length else None,
                 peak_memory_mb=round(peak, 1), net=parse_net_size(config.net).name if not config.checkpoint else config.checkpoint,
                 precision=config.precision, device=config.device, compile=config.compile, backend=config.backend,
@@ -184,6 +194,8 @@ def bench_table(result: dict):
     rows = [("network only, positions/s", f"{result['network_positions_per_s']:,.0f}"),
             ("self-play, simulations/s", f"{result['selfplay_sims_per_s']:,.0f}"),
             ("ratio (target >= 0.9)", f"{result['ratio']:.3f}"),
+            ("tree only (a network that costs nothing), simulations/s", f"{result['tree_sims_per_s']:,.0f}"),
+            ("  the same, per worker", f"{result['tree_sims_per_s_per_worker']:,.0f}"),
             ("self-play, network positions/s", f"{result['selfplay_positions_per_s']:,.0f}"),
             ("games/hour", "-" if result["games_per_hour"] is None else f"{result['games_per_hour']:,.0f}"),
             ("mean game length (actions)", "-" if result["mean_game_plies"] is None else f"{result['mean_game_plies']:.1f}"),

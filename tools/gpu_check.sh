@@ -1,28 +1,60 @@
 #!/usr/bin/env bash
-# The gpu preset's checks on a machine with one CUDA GPU (chapter 10, "On a GPU"): the package's own commands only.
-# Usage: bash tools/gpu_check.sh OUTDIR [HOURS]. Needs a python3 whose torch sees the GPU and the package's
-# dependencies (numba, typer, rich, safetensors, onnx); the repository itself is put on PYTHONPATH.
+# The gpu preset on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands only:
+#   1. bench: the network alone, self-play, and the trees alone (a network that costs nothing), by worker count;
+#   2. `train --preset gpu --hours HOURS` with the fastest worker count, detached, so that it can outlive one call;
+#   3. the run's records, config, report, log and champion checkpoint copied to OUTDIR.
+# Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when the run has finished or DEADLINE_S
+# seconds after it started (default 570); called again while the run is still going, it only waits and copies
+# (each call copies everything again: a device call's output folder starts empty).
+# Needs a python3 whose torch sees the GPU and the package's dependencies (numba, typer, rich, safetensors, onnx);
+# the repository itself is put on PYTHONPATH. Afterwards, on any machine: `santorini_az arena OUTDIR/champion.safetensors
+# champion --openings 100 --sims 800` (and `alphabeta6`) measures what the ten minutes bought.
+# A dry run of the same script without a GPU: DEVICE=cpu EXTRA="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
 set -u
-out=${1:?give an output folder}; hours=${2:-0.06}
+out=${1:?give an output folder}; hours=${2:-0.15}; deadline=${3:-570}
+start=$(date +%s)
+device=${DEVICE:-cuda}; extra=${EXTRA:-}
 mkdir -p "$out"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
-sa=/tmp/santorini_az  # the CLI without installing the package (a file, so that `timeout` can run it)
+run=/tmp/gpu
+sa=/tmp/santorini_az  # the CLI without installing the package (a file, so that `timeout` and `setsid` can run it)
 printf '#!/bin/sh\nexec python3 -c "import sys; from santorini_az.cli import main; sys.argv[0] = \\"santorini_az\\"; main()" "$@"\n' > $sa
 chmod +x $sa
-nvidia-smi -L; nproc
-python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__, torch.cuda.get_device_name())'
-echo "== 1. one small iteration of the gpu preset (does every stage run on the GPU?)"
-timeout 120 $sa train --preset gpu --run-dir /tmp/smoke --iterations 1 --set selfplay.games=64 --set holdout_games=8 \
-  --set arena.openings=4 --set arena.reference_openings=2 --set train.steps_per_iteration=20 2>&1 | grep -v "━"
-echo "== 2. bench: self-play simulations/s on the GPU by network and worker processes, and the 16-core CPU"
-for spec in "128x10 4" "128x10 8" "128x10 16" "64x6 8" "256x8 8"; do
-  set -- $spec
-  timeout 60 $sa bench --device cuda --net $1 --workers $2 --games 1024 --sims 128 --seconds 6 --warmup 3 --json \
-    | tee -a "$out/bench.jsonl"
-done
-timeout 60 $sa bench --net 32x4 --backend onnxruntime --games 256 --sims 128 --seconds 6 --warmup 3 --json | tee -a "$out/bench.jsonl"
-best=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if "128x10" in l and "cuda" in l]; print(max(rows, key=lambda r: r["selfplay_sims_per_s"])["workers"] if rows else 8)' "$out/bench.jsonl")
-echo "== 3. the gpu preset for $hours h with $best workers"
-timeout 300 $sa train --preset gpu --run-dir /tmp/gpu --hours "$hours" --set workers=$best 2>&1 | grep -v "━"
-cp /tmp/gpu/records.jsonl /tmp/gpu/config.json "$out"/ 2>/dev/null; cp /tmp/gpu/report/report.png "$out"/ 2>/dev/null
-ls /tmp/gpu
+
+collect() {
+  cp $run/records.jsonl $run/config.json "$out"/ 2>/dev/null
+  cp $run/report/report.png "$out"/ 2>/dev/null
+  cp /tmp/train.log /tmp/bench.jsonl "$out"/ 2>/dev/null  # $OUT is emptied before each call: everything from /tmp
+  python3 - "$run" "$out" <<'EOF'
+import shutil, sys
+from pathlib import Path
+from santorini_az.rundir import RunDirectory
+run = RunDirectory(Path(sys.argv[1]))
+try: champion = run.champion()
+except Exception as e: print("no champion yet:", e); sys.exit()
+shutil.copy(run.checkpoint(champion), Path(sys.argv[2]) / "champion.safetensors")
+print("champion: iteration", champion)
+EOF
+}
+
+if [ ! -f /tmp/train.pid ]; then
+  nvidia-smi -L; nproc
+  python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__, torch.cuda.is_available() and torch.cuda.get_device_name())'
+  echo "== 1. bench (compiles the engine once, then): network alone, self-play and trees alone, by workers"
+  for workers in 4 8; do
+    timeout 120 $sa bench --device $device --net 64x6 --workers $workers --games 1536 --sims 128 --seconds 3 --warmup 2 \
+      --json | tee -a /tmp/bench.jsonl
+  done
+  best=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(max(rows, key=lambda r: r["selfplay_sims_per_s"])["workers"] if rows else 8)' /tmp/bench.jsonl)
+  echo "== 2. train --preset gpu --hours $hours with $best workers (detached), after $(( $(date +%s) - start )) s"
+  setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set workers=$best --set device=$device $extra \
+    > /tmp/train.log 2>&1 &
+  echo $! > /tmp/train.pid
+fi
+pid=$(cat /tmp/train.pid)
+while kill -0 "$pid" 2>/dev/null && [ $(( $(date +%s) - start )) -lt "$deadline" ]; do sleep 5; done
+if kill -0 "$pid" 2>/dev/null; then echo "== the run is still going after $(( $(date +%s) - start )) s: call again to collect"
+else echo "== 3. the run has finished"; fi
+grep -v "━" /tmp/train.log | tail -30
+collect
+ls -la "$out"

@@ -24,7 +24,7 @@ import numpy as np
 
 from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_planes, transform_policy,
                                    transform_state)
-from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
+from .game import (CELLS, DOME, STEPS, WIN_LEVEL, WORKER_NAMES, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
 from .mcts import Node, SearchConfig, puct_scores, run_search, select_leaf, visit_policy
 from .notation import cell_name, format_action, format_position, parse_position, play_moves
@@ -427,7 +427,7 @@ def _extra_hint(state: State, action) -> str:
     if not isinstance(action, Move): return "return the game's Placement and Move actions (chapter 1)"
     if in_setup(state): return "in the setup phase the only actions are placements: moves start once both workers are down"
     if action.worker not in (0, 1) or not all(isinstance(c, int) and 0 <= c < 25 for c in (action.to, action.build)):
-        return "a Move is (worker 0 or 1, the cell it moves to, the cell it builds on), cells numbered 0-24"
+        return "a Move is (the worker's index, 0 or 1, the cell it moves to, the cell it builds on), cells numbered 0-24"
     here, heights = state.workers[state.player][action.worker], state.heights
     if not _is_next_to(here, action.to): return "a worker moves to one of the 8 cells next to it"
     if heights[action.to] == DOME: return "a dome (level 4) can never be entered"
@@ -1471,7 +1471,7 @@ def check_minotaur_targets(fn: Callable[[Play, int], Iterable[int]]) -> bool:
                 expected = minotaur_targets(play, worker)
                 if sorted(got, key=_cell_order) == sorted(expected): continue
                 missing, extra = set(expected) - set(got), set(got) - set(expected)
-                lines = [f"{where}, worker {worker} (on {here}): the rules allow {len(expected)} cells, your function "
+                lines = [f"{where}, the {WORKER_NAMES[worker]} worker (on {here}): the rules allow {len(expected)} cells, your function "
                          f"returned {len(got)}.", "", shown(), "", f"expected: {_cells_text(expected)}",
                          f"yours:    {_cells_text(got)}"]
                 lines += [f"{label}: {_cells_text(cells)}" for label, cells in (("missing", missing), ("extra", extra)) if cells]
@@ -1515,9 +1515,9 @@ def _sub_action_hints(state: GodState, turn: tuple, expected: tuple, got: tuple)
                      "a Prometheus build...): a turn that cannot go on is complete with its last step")
     for step, number in zip(turn, got):
         if step.kind == "move" and number == MOVE_OFFSET + step.cell and step.worker == 1:
-            hints.append("a move names its worker: 25 + 25·worker + cell, so worker 1 (the second) moves with 50-74")
+            hints.append("a move names its worker: 25 + 25·worker + cell, so the second worker (index 1) moves with 50-74")
         elif step.kind == "move" and number == MOVE_OFFSET + CELLS * (step.worker + 1) + step.cell:
-            hints.append("workers are numbered 0 and 1: a move is 25 + 25·worker + cell, so worker 0's are 25-49")
+            hints.append("workers are indexed 0 and 1 in code: a move is 25 + 25·worker + cell, so the first worker's are 25-49")
         elif step.kind == "build" and number == DOME_OFFSET + step.cell:
             hints.append("a block (build) is 75 + cell; a dome is 100 + cell")
         elif step.kind == "dome" and number == BUILD_OFFSET + step.cell:
@@ -1528,10 +1528,10 @@ def _sub_action_hints(state: GodState, turn: tuple, expected: tuple, got: tuple)
 
 def _step_text(step) -> str:
     "A step as the learner's function sees it: its kind, its cell by name, and a move's worker (0 or 1)."
-    return f"move worker {step.worker} to {cell_name(step.cell)}" if step.kind == "move" else f"{step.kind} {cell_name(step.cell)}"
+    return f"move the {WORKER_NAMES[step.worker]} worker to {cell_name(step.cell)}" if step.kind == "move" else f"{step.kind} {cell_name(step.cell)}"
 
 def _numbers_text(numbers) -> str:
-    "Sub-action numbers with what each means: 57 (move worker 1 to C4)."
+    "Sub-action numbers with what each means: 57 (move the second worker to C4)."
     def one(n):
         try: return f"{n} ({'end' if n == END_ACTION else _step_text(step_of(n))})"
         except (TypeError, ValueError): return repr(n)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import NamedTuple, Union
 
 # %% auto #0
-__all__ = ['SIZE', 'CELLS', 'DOME', 'WIN_LEVEL', 'DIRECTIONS', 'DIRECTION_NAMES', 'STEPS', 'Action', 'WORKER_MARKS', 'row_col',
-           'cell_at', 'step', 'Placement', 'Move', 'State', 'initial_state', 'occupied', 'in_setup', 'legal_placements',
-           'can_climb', 'legal_moves', 'has_climbed', 'legal_actions', 'apply', 'is_over', 'winner', 'board_text',
-           'board_svg', 'perft', 'random_openings']
+__all__ = ['SIZE', 'CELLS', 'DOME', 'WIN_LEVEL', 'DIRECTIONS', 'DIRECTION_NAMES', 'STEPS', 'Action', 'WORKER_NAMES',
+           'WORKER_MARKS', 'row_col', 'cell_at', 'step', 'Placement', 'Move', 'State', 'initial_state', 'occupied',
+           'in_setup', 'legal_placements', 'can_climb', 'legal_moves', 'has_climbed', 'legal_actions', 'apply',
+           'is_over', 'winner', 'board_text', 'board_svg', 'perft', 'random_openings']
 
 # %% ../nbs/01_game.ipynb #fc7e21aa
 SIZE = 5  # the board is SIZE x SIZE
@@ -50,19 +50,20 @@ class Placement(NamedTuple):
     cell: int
 
 class Move(NamedTuple):
-    "Move the player's worker number `worker` (0 or 1) to cell `to`, then build on cell `build`."
+    "Move the player's worker of index `worker` (0: the first, 1: the second) to cell `to`, then build on cell `build`."
     worker: int
     to: int
     build: int
 
 Action = Union[Placement, Move]
+WORKER_NAMES = ("first", "second")  # what prose calls worker index 0 and 1 (pictures and notation: 1 and 2)
 
 # %% ../nbs/01_game.ipynb #ab8c9c84
 @dataclass(frozen=True)
 class State:
     "A Santorini position: `heights` of the 25 cells (0-3, 4 = dome), each player's `workers` and the `player` to move."
     heights: tuple[int, ...]  # 25 levels, row by row from the top-left cell
-    workers: tuple[tuple[int, ...], tuple[int, ...]]  # workers[p] = the cells of player p's workers, worker 0 first
+    workers: tuple[tuple[int, ...], tuple[int, ...]]  # workers[p] = the cells of player p's workers, the first first
     player: int = 0  # the player to move: 0 (player 1 in notation) or 1 (player 2)
 
     def __post_init__(self):

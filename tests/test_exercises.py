@@ -502,7 +502,7 @@ WRONG['sub_actions_no_end'] = ('check_sub_actions', sub_actions_with(_number, en
 WRONG['sub_actions_end_always'] = ('check_sub_actions', lambda state, turn: [_number(s) for s in turn] + [125],
                                    '`end` (125) only follows a turn that could have gone on')
 WRONG['sub_actions_workers_from_1'] = ('check_sub_actions', sub_actions_with(
-    lambda s: _number(s, move=lambda s: 25 + 25 * (s.worker + 1) + s.cell)), 'workers are numbered 0 and 1')
+    lambda s: _number(s, move=lambda s: 25 + 25 * (s.worker + 1) + s.cell)), 'workers are indexed 0 and 1 in code')
 
 def wrong_god_backup_per_level(path, leaf_player, value):
     for node, edge in reversed(path):

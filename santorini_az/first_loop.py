@@ -40,6 +40,7 @@ class LoopConfig:
     iterations: int = 60  # self-play + training rounds
     train_steps: int = 200  # optimiser steps per iteration
     batch_size: int = 64  # examples per step
+    window: int = 20  # train on the games of the last this many iterations (older ones, from weaker networks, drop out)
     learning_rate: float = 2e-3  # Adam
     weight_decay: float = 1e-4
     seed: int = 0
@@ -174,10 +175,10 @@ def run_loop(config: LoopConfig = LoopConfig()) -> LoopResult:
     model = new_network(config)
     optimizer = torch.optim.Adam(model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     result = LoopResult(model, [copy.deepcopy(model.state_dict())], [], [])
-    examples = []
+    examples = []  # one set per iteration: the last `config.window` of them
     for _ in range(config.iterations):
         games = self_play(model, config, rng)
-        examples += [game_examples(g) for g in games]
+        examples = (examples + [concatenate([game_examples(g) for g in games])])[-config.window:]
         result.losses.append(train(model, optimizer, concatenate(examples), config.train_steps, config.batch_size, rng))
         result.checkpoints.append(copy.deepcopy(model.state_dict()))
         result.games.append(games)

@@ -172,8 +172,8 @@ def legend(human: int) -> str:
         "Legend: each cell is its level then who stands on it (2a: your worker a on level 2).",
         "  0 1 2 3   the level of the cell (3 is the top of a tower)",
         "  D         a dome: nobody steps or builds there",
-        f"  {yours:<9} your workers (player {human + 1})",
-        f"  {engines:<9} the engine's workers (player {2 - human})",
+        f"  {yours:<9} your first and second workers (player {human + 1})",
+        f"  {engines:<9} the engine's first and second (player {2 - human})",
         "  .         nobody on the cell",
         "The line under the board is the position in notation (santorini_az show and inspect read it)."])
 

@@ -30,7 +30,7 @@ def test_cli_help_legend_moves_undo_and_quit():
     assert out.index("Legend:") < out.index("your move")  # before the first question
     assert out.count("C3>C4^D5    move your worker from C3 to C4, then build on D5") == 2
     assert all(f"  {command} " in out for command in ("help", "moves", "undo", "quit"))
-    assert "a b       your workers (player 1)" in out and "x y       the engine's workers (player 2)" in out
+    assert "a b       your first and second workers (player 1)" in out and "x y       the engine's first and second (player 2)" in out
     assert "25 legal placements: A1 A2" in out
     assert "took back your C3\n" in out
     assert "nothing to undo: you have not moved yet" in out

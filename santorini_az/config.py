@@ -89,8 +89,8 @@ def preset(name: str) -> RunConfig:
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=4))
     if name == "gpu":  # ten minutes on one CUDA GPU and the cores beside it; sized on an H100 with 16 cores (chapter 10)
-        # each worker's batch of leaves is a small, latency-bound GPU call (about 250k simulations/s in all for nets up to
-        # 128x10), so a 64x6 net costs few games; big iterations keep the arena's 40 games a small share of each
+        # each worker's batch of leaves is a small, latency-bound GPU call, so self-play is capped by the calls (350k-390k
+        # simulations/s for 64x6 on 8 workers), not the net's size; big iterations keep the arena's 40 games a small share
         return RunConfig(name="gpu", preset="gpu", iterations=0, hours=0.15, channels=64, blocks=6,
                          device="cuda", backend="torch", workers=8, replay_capacity=300_000, replay_generations=10,
                          holdout_games=64,

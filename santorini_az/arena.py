@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Callable, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
@@ -22,11 +22,11 @@ from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
 from .engine import GamePool, WorkerPool, play_games, search_positions
 
 # %% auto #0
-__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'wilson_interval', 'sprt_llr', 'gate_verdict',
-           'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once', 'GreedyPlayer',
-           'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
-           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'match_outcomes', 'match_result',
-           'play_match']
+__all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'MORTAL_RULES', 'wilson_interval', 'sprt_llr',
+           'gate_verdict', 'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once',
+           'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
+           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'Rules', 'outcomes_by_turns',
+           'match_outcomes', 'match_result', 'play_match']
 
 # %% ../nbs/09_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -235,9 +235,18 @@ class GameOutcome:
     first_won: bool
     plies: int
 
+class Rules(NamedTuple):
+    "What a match needs of the game: how a player's choice changes a position, and who has won (None: nobody yet)."
+    apply: Callable
+    winner: Callable
+
+MORTAL_RULES = Rules(apply, winner)  # chapter 01's; chapter 11d plays god matches with the gods' (chapter 01b)
+
 def _play_by_turns(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]],
-                   rng: np.random.Generator, progress: Callable[[int], None] | None, max_plies: int) -> list[GameOutcome]:
+                   rng: np.random.Generator, progress: Callable[[int], None] | None, max_plies: int,
+                   rules: Rules = MORTAL_RULES) -> list[GameOutcome]:
     "The games of `schedule` side by side, each player choosing for all the games where it is to move."
+    apply, winner = rules
     states = [openings[i] for i, _ in schedule]
     seats = [(first, second) if first_moves else (second, first) for _, first_moves in schedule]  # colour -> player
     plies = [0] * len(states)
@@ -255,22 +264,23 @@ def _play_by_turns(first: Player, second: Player, openings: list[State], schedul
             for (i, first_moves), s, p in zip(schedule, states, plies)]
 
 def _by_turns_job(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]], seed: int,
-                  max_plies: int, *, worker: int, progress: Callable) -> list[GameOutcome]:
+                  max_plies: int, rules: Rules, *, worker: int, progress: Callable) -> list[GameOutcome]:
     "A pool worker's share of a match (chapter 6's `WorkerPool.run`), played with its own generator."
-    return _play_by_turns(first, second, openings, schedule, np.random.default_rng([seed, worker]), progress, max_plies)
+    return _play_by_turns(first, second, openings, schedule, np.random.default_rng([seed, worker]), progress, max_plies,
+                          rules)
 
-def _outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
-                       progress: Callable[[int], None] | None, max_plies: int,
-                       workers: int | GamePool = 1) -> list[GameOutcome]:
+def outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
+                      progress: Callable[[int], None] | None, max_plies: int,
+                      workers: int | GamePool = 1, rules: Rules = MORTAL_RULES) -> list[GameOutcome]:
     """Every game of the schedule in this process, or, when `workers` is a `WorkerPool` (the training loop's), split
     over its processes: share w is `schedule[w::used]`, played with its own generator. (A number of workers, or a Ray
     pool, which plays only self-play jobs, keeps the match in this process, so its games do not depend on the cores.)"""
     schedule = pairing_schedule(len(openings))
     pool = workers if isinstance(workers, WorkerPool) and len(schedule) > 1 else None
-    if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies)
+    if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies, rules)
     used, seed = min(pool.size, len(schedule)), int(rng.integers(2**31))
-    shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies) for w in range(used)],
-                      progress or (lambda n: None))
+    shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies, rules)
+                                      for w in range(used)], progress or (lambda n: None))
     by_game = {(o.opening, o.first_moves_first): o for share in shares for o in share}
     return [by_game[game] for game in schedule]
 
@@ -294,7 +304,7 @@ def match_outcomes(first: Player, second: Player, openings: list[State], rng: np
     both_search = isinstance(first, SearchPlayer) and isinstance(second, SearchPlayer)
     if both_search and first.config == second.config:
         return _outcomes_on_engine(first, second, openings, rng, progress, workers)
-    return _outcomes_by_turns(first, second, openings, rng, progress, max_plies, workers)
+    return outcomes_by_turns(first, second, openings, rng, progress, max_plies, workers)
 
 def match_result(first: Player, second: Player, outcomes: list[GameOutcome]) -> MatchResult:
     "The outcomes summed up from `first`'s side."

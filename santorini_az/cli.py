@@ -105,7 +105,7 @@ def _run_errors():
     return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
-def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop, half an hour), long (64x6, hours, resumable), gpu (128x10, an hour on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapters 10b and 11c)."),
+def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop, half an hour), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<preset>)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
@@ -132,7 +132,6 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         except ValueError as e: fail(str(e))
         overrides += [f"channels={size.channels}", f"blocks={size.blocks}"]
     overrides += list(set_)
-    if preset == "gods": return _train_gods(run_dir, resume, config, ray, overrides, quiet)
     if ray is not None: check_ray_address(ray)
     try:
         if resume:
@@ -148,18 +147,6 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         where = f"not written ({type(e).__name__}: {e})"
         typer.echo(f"warning: the report of {run.root} failed: {e}", err=True)
     typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {where}")
-
-def _train_gods(run_dir, resume, config, ray, overrides, quiet):
-    "`train --preset gods`: chapter 10b's loop over sampled god match-ups, in a new run directory."
-    from pathlib import Path
-    from santorini_az.god_engine import train_gods
-    from santorini_az.god_training import god_config, latest_god_checkpoint
-    from santorini_az.progress import Progress
-    if resume or config or ray is not None: fail("--preset gods takes --run-dir, --iterations, --hours, --seed, --net and --set (not --resume, --config or --ray)")
-    try:
-        run = train_gods(run_dir or Path("runs") / "gods", god_config(overrides), Progress(quiet))
-        typer.echo(f"run: {run.root}  network: {latest_god_checkpoint(run.root)}")
-    except _run_errors() as e: fail(str(e))
 
 @app.command()
 def report(run: str = typer.Argument(..., help="A run directory.")):

@@ -24,8 +24,8 @@ from .rundir import RunError
 
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
-           'check_settings', 'check_device', 'check_config', 'config_to_dict', 'config_from_dict', 'apply_overrides',
-           'resolve_config']
+           'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'config_to_dict',
+           'config_from_dict', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -46,6 +46,7 @@ class RunConfig:
     "Everything a training run needs; saved as config.json in the run directory."
     name: str = "cpu"
     preset: str = "cpu"
+    game: str = "mortal"  # "mortal", or "gods": one network for every god match-up (chapter 11d)
     seed: int = 0
     iterations: int = 40  # this many iterations; 0: as many as `hours` allows, planned from the measured speed
     hours: float = 0.0  # the run's time budget, across resumes (0: none); with a count of iterations, a cap
@@ -107,9 +108,17 @@ def preset(name: str) -> RunConfig:
                          train=TrainConfig(batch_size=512, steps_per_iteration=1000, learning_rate=1e-3,
                                            optimizer="sgd", lr_schedule="step", lr_step_every=40_000),
                          arena=ArenaConfig(openings=50, simulations=200, reference_openings=25))
-    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu or seed (or gods: `train --preset gods`, chapter 10b)")
+    if name == "gods":  # chapter 11d: every god match-up, on a laptop's two cores; chapter 11c's compiled self-play
+        return RunConfig(name="gods", preset="gods", game="gods", iterations=4, channels=32, blocks=3,
+                         replay_capacity=50_000, replay_generations=8, holdout_games=16, holdout_simulations=16,
+                         backend="torch",  # the god network has no ONNX export in the loop yet
+                         selfplay=SelfPlayConfig(games=256, games_in_flight=128, simulations=16, dirichlet_alpha=0.3),
+                         train=TrainConfig(batch_size=128, steps_per_iteration=300, lr_schedule="constant", warmup_steps=10),
+                         arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2,
+                                           references=("uniform", "god-alphabeta1", "god-alphabeta2")))
+    raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu, seed or gods")
 
-PRESETS = ("tiny", "cpu", "long", "gpu", "seed")
+PRESETS = ("tiny", "cpu", "long", "gpu", "seed", "gods")
 
 # %% ../nbs/24_config.ipynb #a66c4c29
 LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest) allowed; None: no bound
@@ -134,7 +143,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
-                                       "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda")}
+                                       "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"),
+                                       "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c
 def machine_memory() -> int:
@@ -199,10 +209,26 @@ def check_config(config: RunConfig) -> RunConfig:
                          f"({config.selfplay.simulations}), got {config.selfplay.fast_simulations}")
     check_memory(config)
     check_device(config)
-    unknown = [r for r in config.arena.references if r not in REFERENCE_PLAYERS]
+    if config.game == "gods": check_god_settings(config)
+    references = god_references() if config.game == "gods" else REFERENCE_PLAYERS
+    unknown = [r for r in config.arena.references if r not in references]
     if unknown: raise ValueError(f"setting 'arena.references' has unknown opponent {unknown[0]!r}: "
-                                 f"use {', '.join(REFERENCE_PLAYERS)}")
+                                 f"use {', '.join(references)}")
     return config
+
+def god_references() -> tuple[str, ...]:
+    "The reference opponents of a gods run (chapter 11d's)."
+    from santorini_az.god_loop import GOD_REFERENCE_PLAYERS
+    return GOD_REFERENCE_PLAYERS
+
+def check_god_settings(config: RunConfig) -> None:
+    "ValueError naming the first setting a gods run cannot honour (chapter 11c's engine plays PUCT searches, whole)."
+    s, plain = config.selfplay, SelfPlayConfig()
+    if config.backend != "torch": raise ValueError(f"setting 'backend'={config.backend!r}: a gods run uses backend=torch")
+    for key in ("root_search", "full_search_share", "forced_playouts", "random_placements"):
+        if getattr(s, key) != getattr(plain, key):
+            raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "
+                             f"(keep {getattr(plain, key)!r})")
 
 # %% ../nbs/24_config.ipynb #86d4e2d1
 def config_to_dict(config) -> dict:

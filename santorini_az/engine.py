@@ -816,7 +816,7 @@ def encode_positions(heights, workers, players, planes, legal) -> None:
 
 @dataclass
 class GameRecord:
-    "One self-play game; T = number of actions played."
+    "One self-play game; T = number of actions (in a god game, chapter 11c: a GodState start, 36 planes, 126 sub-actions)."
     start: State  # the position the game started from
     planes: np.ndarray  # [T, 5, 5, 9] float32: network input before each action
     policy: np.ndarray  # [T, 153] float32: root visit distribution (the policy target, before temperature)
@@ -825,7 +825,7 @@ class GameRecord:
     root_value: np.ndarray  # [T] float32: root search value for the player to move
     full_search: np.ndarray  # [T] bool: the action came from a full search (its policy is a training target)
     action: np.ndarray  # [T] int16: action played
-    winner: int  # 0 or 1
+    winner: int  # 0 or 1 (-1: a game stopped by its length, a draw: the god engine of chapter 11c has them)
     evaluators: tuple[int, int] = (0, 0)  # index of the evaluator that searched for player 0 and for player 1
     game_id: int = 0  # position of the game in the request (play_games returns records in this order)
 
@@ -833,7 +833,8 @@ class GameRecord:
 
     @property
     def result(self) -> np.ndarray:
-        "[T] float32: +1 where the player to move went on to win, -1 where it lost."
+        "[T] float32: +1 where the player to move went on to win, -1 where it lost (0 throughout a draw)."
+        if self.winner < 0: return np.zeros(len(self.player), np.float32)
         return np.where(self.player == self.winner, 1.0, -1.0).astype(np.float32)
 
     def value_target(self, mix: float = 0.0) -> np.ndarray:

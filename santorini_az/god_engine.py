@@ -19,19 +19,17 @@ import numpy as np
 import torch
 from numba import njit
 
-from .engine import UNPLACED, add_root_noise, backup, choose_edge, expand_node, select_edge
+from .engine import UNPLACED, GameRecord, add_root_noise, backup, choose_edge, expand_node, select_edge
 from .game import CELLS, DOME, SIZE
 from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, generate_turns,
                                         god_state_arrays, turn_buffers)
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, GOD_PLANE_NAMES, MOVE_OFFSET,
                                        N_GOD_ACTIONS, N_GOD_PLANES, GodNode, sub_action)
 from .god_search import random_god_opening
-from .god_training import (GodNet, GodRunConfig, god_network_evaluator, god_selfplay, load_god_checkpoint,
-                                       run_god_training)
+from .god_training import GodNet, GodSelfPlayConfig, god_network_evaluator, load_god_checkpoint
 from .gods import GODS, GodState
-from .progress import Progress
 from .replay import Examples
-from .rundir import RunDirectory
+from .selfplay import games_to_examples
 
 # %% auto #0
 __all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE',
@@ -39,10 +37,10 @@ __all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLA
            'step_count', 'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child',
            'god_node_arrays', 'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend',
            'GodSlots', 'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
-           'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'FinishedGodGame', 'EngineStats',
-           'GodEngineConfig', 'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits',
-           'search_god_nodes', 'engine_config', 'game_results', 'compiled_god_selfplay', 'train_gods',
-           'strength_starts', 'compiled_god_strength', 'god_champion_evaluator']
+           'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'EngineStats', 'GodEngineConfig',
+           'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits', 'search_god_nodes',
+           'engine_config', 'compiled_god_selfplay', 'strength_starts', 'compiled_god_strength',
+           'god_champion_evaluator']
 
 # %% ../nbs/11c_god_engine.ipynb #f4d8cdd6
 ROOT = 0  # node index of every tree's root
@@ -399,26 +397,15 @@ def uniform_batch_evaluator(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return np.zeros((len(planes), N_GOD_ACTIONS), np.float32), np.zeros(len(planes), np.float32)
 
 def network_batch_evaluator(model: GodNet) -> BatchEvaluator:
-    "Chapter 10b's god network as a `BatchEvaluator`: one forward pass per batch, in eval mode."
+    "Chapter 10b's god network as a `BatchEvaluator`: one forward pass per batch, in eval mode, on the model's device."
     model.eval()
+    device = next(model.parameters()).device
     def evaluate(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        with torch.inference_mode(): logits, values = model(torch.from_numpy(planes))
-        return logits.numpy(), values.numpy()
+        with torch.inference_mode(): logits, values = model(torch.from_numpy(planes).to(device))
+        return logits.float().cpu().numpy(), values.float().cpu().numpy()
     return evaluate
 
 # %% ../nbs/11c_god_engine.ipynb #e1888e0c
-class FinishedGodGame(NamedTuple):
-    "A game the engine has finished: its place among the starts, its winner (-1: stopped by length) and its decisions."
-    index: int
-    winner: int
-    decisions: int
-    planes: np.ndarray  # [D, 5, 5, 36] uint8: each decision's root
-    policy: np.ndarray  # [D, 126] float32: its visit distribution
-    legal: np.ndarray  # [D, 126] bool: its legal sub-actions
-    root_value: np.ndarray  # [D] float32: its search value, for its player to move
-    player: np.ndarray  # [D] int8: its player to move
-    action: np.ndarray  # [D] int16: the sub-action played
-
 @dataclass
 class EngineStats:
     "What a run of the engine did: evaluator calls, leaves evaluated, seconds."
@@ -462,13 +449,13 @@ def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluator
         stats.calls, stats.leaves = stats.calls + 1, stats.leaves + len(mine)
     return logits, values
 
-def collect(s: GodSlots, g: int, index: int) -> FinishedGodGame:
-    "The finished game in slot `g` (the slot is freed)."
+def collect(s: GodSlots, g: int, start: GodStart, index: int) -> GameRecord:
+    "The finished game in slot `g`, the `index`-th of the starts, as chapter 06's record of a game (the slot is freed)."
     s.active[g] = False
     d = min(int(s.decisions[g]), s.log_planes.shape[1])
-    return FinishedGodGame(index, int(s.winner[g]), int(s.decisions[g]), s.log_planes[g, :d].copy(),
-                           s.log_policy[g, :d].copy(), s.log_legal[g, :d].copy(), s.log_value[g, :d].copy(),
-                           s.log_player[g, :d].copy(), s.log_action[g, :d].copy())
+    return GameRecord(start[0], s.log_planes[g, :d].copy(), s.log_policy[g, :d].copy(), s.log_legal[g, :d].copy(),
+                      s.log_player[g, :d].copy(), s.log_value[g, :d].copy(), np.ones(d, bool), s.log_action[g, :d].copy(),
+                      int(s.winner[g]), tuple(start[1]), index)
 
 # %% ../nbs/11c_god_engine.ipynb #cb046a72
 def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluator], config: GodEngineConfig,
@@ -479,14 +466,14 @@ def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluato
     t, s = empty_god_tree(slots, nodes), empty_god_slots(slots, nodes, config.max_decisions)
     turns, wins = turn_buffers()
     planes, rows = np.zeros((slots, SIZE, SIZE, N_GOD_PLANES), np.float32), np.zeros(slots, np.int64)
-    index, next_index = [-1] * slots, 0
+    playing, next_index = [None] * slots, 0  # per slot: (its start, its place among the starts)
     began = time.perf_counter()
     while True:
         for g in np.flatnonzero(~s.active):  # free slots take the next games
             start = next(starts, None)
             if start is None: break
             fill_slot(t, s, g, start, turns, wins)
-            index[g], next_index = next_index, next_index + 1
+            playing[g], next_index = (start, next_index), next_index + 1
         if not s.active.any(): break
         used = np.flatnonzero(s.noise_used)  # fresh noise for the roots that have consumed theirs
         if config.dirichlet_fraction > 0 and len(used):
@@ -497,7 +484,7 @@ def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluato
             logits, values = evaluate_leaves(t, s, count, planes, rows, evaluators, stats)
             expand_god_leaves(t, s, rows, count, logits, values, config.dirichlet_fraction)
         play_god_decisions(t, s, config.simulations, config.temperature_decisions, config.max_decisions, turns, wins)
-        for g in np.flatnonzero(s.active & s.over): yield collect(s, g, index[g])
+        for g in np.flatnonzero(s.active & s.over): yield collect(s, g, *playing[g])
     stats.seconds += time.perf_counter() - began
 
 # %% ../nbs/11c_god_engine.ipynb #4a13f124
@@ -527,17 +514,12 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
             for g in range(len(nodes))]
 
 # %% ../nbs/11c_god_engine.ipynb #6c4dd27a
-def engine_config(config: GodRunConfig, games: int) -> GodEngineConfig:
+def engine_config(config: GodSelfPlayConfig, games: int) -> GodEngineConfig:
     "The engine settings of a gods run's self-play."
     return GodEngineConfig(config.simulations, config.c_puct, 0.0, config.dirichlet_alpha, config.dirichlet_fraction,
                            config.temperature_decisions, config.max_decisions, min(config.games_in_flight, games))
 
-def game_results(game: FinishedGodGame) -> np.ndarray:
-    "Each decision's result for its own player: +1 won, -1 lost, 0 for a game stopped by length."
-    if game.winner < 0: return np.zeros(len(game.player), np.float32)
-    return np.where(game.player == game.winner, 1.0, -1.0).astype(np.float32)
-
-def compiled_god_selfplay(model: GodNet, config: GodRunConfig, games: int, rng: random.Random,
+def compiled_god_selfplay(model: GodNet, config: GodSelfPlayConfig, games: int, rng: random.Random,
                           progress: Callable[[int], None] | None = None) -> tuple[Examples, dict]:
     "Chapter 10b's `god_selfplay` on the compiled engine: `games` games of sampled match-ups, their examples and statistics."
     def starts():
@@ -549,18 +531,12 @@ def compiled_god_selfplay(model: GodNet, config: GodRunConfig, games: int, rng: 
     for game in run_god_games(starts(), [network_batch_evaluator(model)], engine_config(config, games), noise, stats):
         finished.append(game)
         if progress: progress(1)
-    decisions = sum(g.decisions for g in finished)
-    examples = Examples(*(np.concatenate(parts) for parts in zip(*((g.planes, g.policy, g.legal, game_results(g), g.root_value)
-                                                                   for g in finished))), np.zeros(decisions, np.int32))
-    return examples, {"games": len(finished), "decisions": decisions, "seconds": stats.seconds,
+    decisions = sum(len(g) for g in finished)
+    return games_to_examples(finished), {"games": len(finished), "decisions": decisions, "seconds": stats.seconds,
                       "decisions_per_s": decisions / stats.seconds, "network_calls": stats.calls,
                       "mean_batch": stats.leaves / max(1, stats.calls),
                       "first_player_wins": sum(g.winner == 0 for g in finished),
                       "draws": sum(g.winner < 0 for g in finished)}
-
-def train_gods(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None) -> RunDirectory:
-    "Chapter 10b's loop with the self-play its setting `engine` names: this engine, or chapter 10b's readable one."
-    return run_god_training(run_dir, config, progress, compiled_god_selfplay if config.engine == "compiled" else god_selfplay)
 
 # %% ../nbs/11c_god_engine.ipynb #be42aab6
 def strength_starts(matchups: Sequence[tuple[str, str]], openings: int, seed: int) -> tuple[list[GodStart], list[tuple[int, int]]]:
@@ -582,7 +558,7 @@ def compiled_god_strength(evaluate: BatchEvaluator, matchups: Sequence[tuple[str
     points = [0.0] * len(matchups)
     config = GodEngineConfig(simulations=simulations, games_in_flight=min(games_in_flight, len(starts)), max_decisions=2000)
     for game in run_god_games(starts, [evaluate, uniform_batch_evaluator], config):
-        row, network = owners[game.index]
+        row, network = owners[game.game_id]
         points[row] += 0.5 if game.winner < 0 else float(game.winner == network)
     return [{"gods": list(gods), "network": points[row], "games": 4 * openings} for row, gods in enumerate(matchups)]
 

@@ -1,4 +1,4 @@
-"""One network for every god match-up: batched self-play over sampled match-ups with chapter 03b's search, chapter 07a's losses, a loop and a CLI preset, and what a few CPU minutes of it are worth against the uniform search.
+"""One network for every god match-up: batched self-play over sampled match-ups with chapter 03b's search, chapter 07a's losses and chapter 07's buffer, and what a few CPU minutes of it are worth against the uniform search.
 
 Docs: https://santorini-az.github.io/santorini_az/god_training.html.md"""
 
@@ -21,27 +21,21 @@ from safetensors.torch import save_file
 from torch import nn
 
 from .arena import wilson_interval
-from .config import LIMITS, apply_overrides, check_settings, config_to_dict
-from .encoding import CELL_SOURCES
 from .files import atomic_path
-from .god_encoding import (GOD_ACTION_PERMUTATIONS, GOD_PLANE_NAMES, N_GOD_ACTIONS, N_GOD_PLANES, GodNode,
-                                       encode_nodes)
+from .god_encoding import GOD_PLANE_NAMES, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_nodes
 from .god_search import (GodTreeNode, god_search_player, play_god_match, random_god_opening,
                                      terminal_value)
 from .gods import GODS
 from .mcts import Search, SearchConfig, choose_action, node_value
 from .network import BOARD, ConvBN, NetConfig, SantoriniNet
-from .progress import Progress
 from .replay import Examples
-from .rundir import Record, RunDirectory, RunError, append_record, locked
-from .trainer import TrainConfig, Trainer
+from .rundir import RunError
 
 # %% auto #0
-__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'GOD_LIMITS', 'GOD_ENGINES', 'GodSelfPlay', 'localise_gods', 'GodNet',
-           'save_god_checkpoint', 'load_god_checkpoint', 'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch',
-           'run_god_searches', 'GodRunConfig', 'GodGame', 'visit_distribution', 'new_god_game', 'play_decision',
-           'game_examples', 'god_selfplay', 'augment_god', 'GodReplayBuffer', 'check_god_config', 'god_config',
-           'god_iteration_line', 'run_god_training', 'latest_god_checkpoint', 'god_strength', 'strength_table']
+__all__ = ['GOD_CHECKPOINT_FORMAT', 'GodBatchEvaluator', 'localise_gods', 'GodNet', 'save_god_checkpoint', 'load_god_checkpoint',
+           'evaluate_god_nodes', 'god_network_evaluator', 'GodSearch', 'run_god_searches', 'GodSelfPlayConfig',
+           'GodGame', 'visit_distribution', 'new_god_game', 'play_decision', 'game_examples', 'god_selfplay',
+           'god_strength', 'strength_table']
 
 # %% ../nbs/10b_god_training.ipynb #7abbd8c1
 _MY_GODS = slice(GOD_PLANE_NAMES.index("MY_MORTAL"), GOD_PLANE_NAMES.index("MY_MORTAL") + len(GODS))
@@ -130,29 +124,15 @@ def run_god_searches(searches: list[GodSearch], evaluate_batch: GodBatchEvaluato
 
 # %% ../nbs/10b_god_training.ipynb #87fad655
 @dataclass
-class GodRunConfig:
-    "Every setting of a gods training run (`santorini_az train --preset gods`): defaults for a laptop's CPU."
-    seed: int = 0
-    iterations: int = 4  # self-play -> train rounds; 0: as many as `hours` allows
-    hours: float = 0.0  # a time budget: no iteration starts that the last one's length says would overrun it; 0 = none
-    channels: int = 32
-    blocks: int = 3
-    engine: str = "compiled"  # self-play: "compiled" (chapter 11c's engine) or "python" (this chapter's god_selfplay)
-    games_per_iteration: int = 256
+class GodSelfPlayConfig:
+    "How this chapter's readable self-play searches and plays its games."
     games_in_flight: int = 128  # games played at once: their leaves share one network call
-    simulations: int = 16  # per decision, in self-play
+    simulations: int = 16  # per decision
     c_puct: float = 1.25
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     temperature_decisions: int = 8  # the first decisions of a game are drawn from the visits, the rest most visited
     max_decisions: int = 600  # a game this long is stopped and counts as a draw (value 0 for both)
-    replay_capacity: int = 50_000  # positions kept, the newest
-    threads: int = 0  # torch threads; 0 leaves torch's default
-    train: TrainConfig = field(default_factory=lambda: TrainConfig(batch_size=128, steps_per_iteration=300,
-                                                                   lr_schedule="constant", warmup_steps=10))
-
-    @property
-    def net(self) -> NetConfig: return NetConfig(self.channels, self.blocks)
 
     def search(self) -> SearchConfig:
         "The self-play search: noise at the root, the temperature handled by the game."
@@ -178,13 +158,13 @@ def visit_distribution(root: GodTreeNode) -> np.ndarray:
     policy[root.actions] = root.visits
     return policy / policy.sum()
 
-def new_god_game(config: GodRunConfig, rng: random.Random) -> GodGame:
+def new_god_game(config: GodSelfPlayConfig, rng: random.Random) -> GodGame:
     "A game with a uniformly drawn match-up (11 × 11) from random opening placements."
     gods = (rng.choice(GODS), rng.choice(GODS))
     return GodGame(gods, GodSearch(GodNode(random_god_opening(gods, rng)), config.search(), rng))
 
 # %% ../nbs/10b_god_training.ipynb #babeb9c8
-def play_decision(game: GodGame, config: GodRunConfig, rng: random.Random) -> None:
+def play_decision(game: GodGame, config: GodSelfPlayConfig, rng: random.Random) -> None:
     "Record the finished search's decision in `game`, choose a sub-action, and start the next search (or end the game)."
     root = game.search.root
     game.nodes.append(root.position)
@@ -207,7 +187,7 @@ def game_examples(game: GodGame) -> Examples:
                     result.astype(np.float32), np.array(game.root_values, np.float32), np.zeros(len(players), np.int32))
 
 # %% ../nbs/10b_god_training.ipynb #24f2bec4
-def god_selfplay(model: GodNet, config: GodRunConfig, games: int, rng: random.Random,
+def god_selfplay(model: GodNet, config: GodSelfPlayConfig, games: int, rng: random.Random,
                  progress: Callable[[int], None] | None = None) -> tuple[Examples, dict]:
     "Play `games` self-play games of sampled match-ups, `config.games_in_flight` at a time: their examples and statistics."
     model.eval()
@@ -234,128 +214,6 @@ def god_selfplay(model: GodNet, config: GodRunConfig, games: int, rng: random.Ra
              "first_player_wins": sum(g.winner == 0 for g in finished), "draws": sum(g.winner is None for g in finished)}
     examples = [game_examples(g) for g in finished]
     return Examples(*(np.concatenate([getattr(e, f) for e in examples]) for f in Examples.FIELDS)), stats
-
-# %% ../nbs/10b_god_training.ipynb #2d7cce97
-_CELL_SOURCE = np.asarray(CELL_SOURCES, dtype=np.int64)  # [8, 25]: the original cell each transformed cell comes from
-_GOD_ACTION_TARGET = np.asarray(GOD_ACTION_PERMUTATIONS, dtype=np.int64)  # [8, 126]: where sub-action a goes under s
-
-def augment_god(planes: np.ndarray, policy: np.ndarray, legal: np.ndarray, symmetries: np.ndarray):
-    "Apply symmetry `symmetries[i]` (0-7) to example i: planes [B, 5, 5, 36], policy [B, 126], legal [B, 126]."
-    B = len(planes)
-    flat = planes.reshape(B, BOARD * BOARD, -1)
-    new_planes = np.take_along_axis(flat, _CELL_SOURCE[symmetries][:, :, None], axis=1).reshape(planes.shape)
-    target, rows = _GOD_ACTION_TARGET[symmetries], np.arange(B)[:, None]
-    new_policy, new_legal = np.empty_like(policy), np.empty_like(legal)
-    new_policy[rows, target], new_legal[rows, target] = policy, legal
-    return new_planes, new_policy, new_legal
-
-# %% ../nbs/10b_god_training.ipynb #6e82dc4f
-class GodReplayBuffer:
-    "The newest `capacity` self-play positions of the gods track; `sample` gives training batches (chapter 07a's `Trainer` reads it)."
-
-    def __init__(self, capacity: int = 50_000):
-        self.capacity, self.examples = capacity, None
-
-    def __len__(self): return 0 if self.examples is None else len(self.examples)
-
-    def add(self, examples: Examples, generation: int) -> None:
-        "Add `examples`, marked with `generation`, dropping the oldest beyond `capacity`."
-        examples.generation = np.full(len(examples), generation, np.int32)
-        parts = [examples] if self.examples is None else [self.examples, examples]
-        both = Examples(*(np.concatenate([getattr(p, f) for p in parts]) for f in Examples.FIELDS))
-        self.examples = both.take(slice(max(0, len(both) - self.capacity), None))
-
-    def sample(self, batch_size: int, rng: np.random.Generator, augment_symmetries: bool = True) -> Examples:
-        "A random batch (with replacement), each position under a random symmetry; planes become float32."
-        batch = self.examples.take(rng.integers(0, len(self), batch_size))
-        symmetries = rng.integers(0, 8, batch_size) if augment_symmetries else np.zeros(batch_size, np.int64)
-        batch.planes, batch.policy, batch.legal = augment_god(batch.planes, batch.policy, batch.legal, symmetries)
-        batch.planes = batch.planes.astype(np.float32)
-        return batch
-
-# %% ../nbs/10b_god_training.ipynb #951c68b7
-GOD_LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, highest); train.* as chapter 24's
-    "seed": (0, 2**32 - 1), "iterations": (0, 1_000_000), "hours": (0, 100_000), "channels": (1, 1024),
-    "blocks": (1, 64), "games_per_iteration": (1, None), "games_in_flight": (1, 4096), "simulations": (1, 100_000),
-    "c_puct": (0, None), "dirichlet_alpha": (1e-6, None), "dirichlet_fraction": (0, 1), "temperature_decisions": (0, None),
-    "max_decisions": (1, None), "replay_capacity": (1, None), "threads": (0, 1024)}
-
-GOD_ENGINES = ("compiled", "python")  # chapter 11c's engine, this chapter's god_selfplay
-
-def check_god_config(config: GodRunConfig) -> GodRunConfig:
-    "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
-    check_settings(config, LIMITS | GOD_LIMITS)  # chapter 24's checks, with the gods run's own ranges
-    if config.engine not in GOD_ENGINES:
-        raise ValueError(f"setting 'engine' must be one of {', '.join(GOD_ENGINES)}, got {config.engine!r}")
-    if config.iterations == 0 and not config.hours:
-        raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
-    return config
-
-def god_config(overrides: Sequence[str] = ()) -> GodRunConfig:
-    "The gods preset's `GodRunConfig` with `key=value` overrides (chapter 24's syntax), checked."
-    return check_god_config(apply_overrides(GodRunConfig(), list(overrides)))
-
-# %% ../nbs/10b_god_training.ipynb #d789a383
-def god_iteration_line(iteration: int, values: dict) -> str:
-    "The progress line of one iteration of the gods loop."
-    return (f"iteration {iteration}: {values['games']} games, {values['decisions']} decisions "
-            f"({values['decisions_per_s']:.1f}/s, batch {values['mean_batch']:.0f}), {values['positions']} positions; "
-            f"{values['train_steps']} steps ({values['steps_per_s']:.1f}/s): "
-            f"policy {values['policy_loss']:.3f}, value {values['value_loss']:.3f}")
-
-# %% ../nbs/10b_god_training.ipynb #e2ff0e71
-GodSelfPlay = Callable[..., tuple[Examples, dict]]  # (model, config, games, rng, progress) -> (examples, statistics)
-
-def run_god_training(run_dir: Path | str, config: GodRunConfig, progress: Progress | None = None,
-                     selfplay: GodSelfPlay | None = None) -> RunDirectory:
-    """Train a `GodNet` by self-play on sampled match-ups in the new run directory `run_dir`; a checkpoint per iteration.
-    `selfplay` plays each iteration's games: this chapter's `god_selfplay` (`engine="python"`), or the compiled engine
-    that chapter 11c's `train_gods` (and `santorini_az train --preset gods`) hands over."""
-    run, progress = RunDirectory(run_dir), progress or Progress()
-    check_god_config(config)
-    if selfplay is None:
-        if config.engine != "python":
-            raise ValueError(f"setting 'engine'={config.engine!r} is chapter 11c's engine: train with "
-                             "santorini_az.god_engine.train_gods, or give engine=python")
-        selfplay = god_selfplay
-    if run.root.exists() and not run.root.is_dir(): raise RunError(f"{run.root} is not a directory")
-    with locked(run):
-        if run.exists() or run.records_path.exists():
-            raise RunError(f"{run.root} holds a run already; a gods run cannot be resumed yet: choose a new --run-dir")
-        run.write_json(run.config_path, {"preset": "gods"} | config_to_dict(config))
-        if config.threads: torch.set_num_threads(config.threads)
-        torch.manual_seed(config.seed)
-        rng, sample_rng = random.Random(config.seed), np.random.default_rng(config.seed)
-        model, buffer = GodNet(config.net), GodReplayBuffer(config.replay_capacity)
-        planned = config.iterations or 1_000_000  # 0: until the time budget is spent
-        trainer = Trainer(model, config.train, total_steps=planned * config.train.steps_per_iteration)
-        started, last = time.time(), 0.0
-        for iteration in range(1, planned + 1):
-            if config.hours and iteration > 1 and time.time() - started + last > config.hours * 3600:
-                progress.say(f"time budget of {config.hours} h reached after {iteration - 1} iterations"); break
-            began = time.time()
-            with progress.task(f"self-play {iteration}", config.games_per_iteration) as advance:
-                examples, values = selfplay(model, config, config.games_per_iteration, rng, advance)
-            buffer.add(examples, iteration)
-            train_start = time.perf_counter()
-            with progress.task(f"training {iteration}", config.train.steps_per_iteration) as advance:
-                losses = trainer.train(buffer, config.train.steps_per_iteration, sample_rng, advance)
-            train_seconds = time.perf_counter() - train_start
-            save_god_checkpoint(run.checkpoint(iteration), model, iteration=iteration, seed=config.seed)
-            values |= {"positions": len(buffer), "train_steps": config.train.steps_per_iteration, "total_steps": trainer.step,
-                       "train_seconds": train_seconds, "steps_per_s": config.train.steps_per_iteration / train_seconds,
-                       "policy_loss": losses["policy_loss"], "value_loss": losses["value_loss"]}
-            last = time.time() - began
-            append_record(run.records_path, Record("gods", iteration, last, time.time(), values))
-            progress.say(god_iteration_line(iteration, values))
-    return run
-
-def latest_god_checkpoint(run_dir: Path | str) -> Path:
-    "The checkpoint of the last finished iteration of the gods run in `run_dir`."
-    run = RunDirectory(run_dir)
-    records = [r for r in run.records() if r.stage == "gods"]
-    if not records: raise RunError(f"{run.root} has no finished gods iteration")
-    return run.checkpoint(records[-1].iteration)
 
 # %% ../nbs/10b_god_training.ipynb #f89f2da7
 def god_strength(model: GodNet, matchups: Sequence[tuple[str, str]], simulations: int = 64, openings: int = 1,

@@ -21,31 +21,63 @@ from .engine import GamePool, available_cores, process_cpu_seconds, worker_pool
 from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
-from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
+from .network import NetConfig, SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
 from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_buffer, load_buffer
 from .trainer import Trainer, evaluate_losses
 from .puzzles import PUZZLES, puzzle_accuracy
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
-from .arena import MatchResult, SearchPlayer, reference_player, play_match, wilson_interval, fit_elo, gate_verdict
+from .arena import (REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match, wilson_interval,
+                                fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'STAGE_FUNCTIONS', 'load_network', 'Loop', 'stage_init', 'stage_holdout',
-           'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate',
-           'stages', 'plan', 'start_config', 'iteration_seconds', 'plan_iterations', 'load_plan', 'TimeBudget',
-           'check_run_files', 'run_training', 'summary_line']
+__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'STAGE_FUNCTIONS', 'Mortal', 'game_variant', 'load_network', 'Loop',
+           'stage_init', 'stage_holdout', 'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena',
+           'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'plan_iterations',
+           'load_plan', 'TimeBudget', 'check_run_files', 'run_training', 'summary_line']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
 STAGE_IDS = {"init": 0, "holdout": 1, "references": 2, "selfplay": 3, "train": 4, "arena": 5, "evaluate": 6}
 UNMEASURED_PLAN = 1_000_000  # iterations assumed before a time budget has measured one: the schedule stays at its start
 
-def load_network(path: Path) -> SantoriniNet:
+class Mortal:
+    "What the stages ask of the game they play, answered for mortal Santorini (chapter 11d answers for the gods)."
+    name, anchor, references = "mortal", "random", REFERENCE_PLAYERS
+
+    def network(self, config: NetConfig) -> SantoriniNet: return SantoriniNet(config)
+    def save(self, path: Path, model: SantoriniNet, **extra) -> None: save_checkpoint(path, model, **extra)
+    def load(self, path: Path) -> SantoriniNet: return load_checkpoint(path)[0]
+    def factory(self, checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
+        "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
+        if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
+            from santorini_az.export import onnx_factory
+            return onnx_factory(checkpoint, int8=config.backend == "onnxruntime-int8")
+        return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device)
+    def uniform(self) -> EvaluatorFactory: return UniformFactory()
+    def selfplay(self, factory, settings, seed, workers, progress=None):
+        return play_selfplay(factory, settings, seed, workers, progress)
+    def openings(self, count: int, rng: np.random.Generator) -> list: return random_openings(count, rng)
+    def reference(self, name: str, simulations: int): return reference_player(name, simulations)
+    def player(self, name: str, factory, simulations: int) -> SearchPlayer: return SearchPlayer(name, factory, simulations)
+    def play_match(self, first, second, openings, rng, progress=None, workers=1) -> MatchResult:
+        return play_match(first, second, openings, rng, progress, workers)
+    def checks(self, model: SantoriniNet) -> dict:
+        return {f"puzzles_{kind}": accuracy for kind, accuracy in puzzle_accuracy(model, PUZZLES).items()}
+
+def game_variant(name: str):
+    "The answers of the game `name`: 'mortal' (`Mortal`) or 'gods' (chapter 11d's `Gods`)."
+    if name == "gods":
+        from santorini_az.god_loop import Gods  # chapter 11d builds on this chapter
+        return Gods()
+    return Mortal()
+
+def load_network(game, path: Path) -> SantoriniNet:
     "A checkpoint's network, or a RunError saying what is wrong with the file."
-    try: return load_checkpoint(path)[0]
+    try: return game.load(path)
     except (OSError, CheckpointError, ValueError) as e: raise RunError(f"cannot load checkpoint {path}: {e}") from None
 
 class Loop:
@@ -53,6 +85,7 @@ class Loop:
 
     def __init__(self, run: RunDirectory, config: RunConfig, progress: Progress, pool: GamePool | None = None):
         self.run, self.config, self.progress, self.pool = run, config, progress, pool
+        self.game = game_variant(config.game)  # what differs between mortal and god runs
         self._buffer, self._holdout, self._writer = None, None, None
         self.budget: TimeBudget | None = None  # set by `run_training` when the run has `hours`
 
@@ -69,14 +102,10 @@ class Loop:
 
     def network_factory(self, iteration: int) -> EvaluatorFactory:
         "The recipe for iteration `iteration`'s network, built in whichever process searches with it (one thread each)."
-        checkpoint = self.run.checkpoint(iteration)
-        if self.config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
-            from santorini_az.export import onnx_factory
-            return onnx_factory(checkpoint, int8=self.config.backend == "onnxruntime-int8")
-        return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=self.config.device)
+        return self.game.factory(self.run.checkpoint(iteration), self.config)
 
     def network_player(self, iteration: int, simulations: int) -> SearchPlayer:
-        return SearchPlayer(network_name(iteration), self.network_factory(iteration), simulations)
+        return self.game.player(network_name(iteration), self.network_factory(iteration), simulations)
 
     @property
     def buffer(self) -> ReplayBuffer:
@@ -118,9 +147,9 @@ class Loop:
 # %% ../nbs/10a_loop.ipynb #b3306418
 def stage_init(loop: Loop, iteration: int) -> dict:
     torch.manual_seed(loop.config.seed)
-    model = SantoriniNet(loop.config.net)
+    model = loop.game.network(loop.config.net)
     loop.run.checkpoint(0).parent.mkdir(parents=True, exist_ok=True)
-    save_checkpoint(loop.run.checkpoint(0), model, iteration=0)
+    loop.game.save(loop.run.checkpoint(0), model, iteration=0)
     return {"parameters": sum(p.numel() for p in model.parameters()), "net": loop.config.net.name}
 
 def stage_holdout(loop: Loop, iteration: int) -> dict:
@@ -129,7 +158,7 @@ def stage_holdout(loop: Loop, iteration: int) -> dict:
     settings = replace(c.selfplay, games=c.holdout_games, simulations=c.holdout_simulations, full_search_share=1.0,
                        random_placements=0.0, forced_playouts=0.0)
     with loop.progress.task("holdout games", settings.games) as advance:
-        games = play_selfplay(UniformFactory(), settings, int(rng.integers(2**31)), loop.workers, advance)
+        games = loop.game.selfplay(loop.game.uniform(), settings, int(rng.integers(2**31)), loop.workers, advance)
     examples = games_to_examples(games)
     save_examples(examples, loop.run.holdout_path)
     return {"games": len(games), "positions": len(examples)}
@@ -141,9 +170,9 @@ def stage_references(loop: Loop, iteration: int) -> dict:
     with loop.progress.task("reference matches", len(names) * (len(names) - 1) // 2) as advance:
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                pa, pb = reference_player(a, c.arena.simulations), reference_player(b, c.arena.simulations)
-                openings = random_openings(c.arena.reference_openings, rng)
-                results.append(asdict(play_match(pa, pb, openings, rng, workers=loop.workers)))
+                pa, pb = loop.game.reference(a, c.arena.simulations), loop.game.reference(b, c.arena.simulations)
+                openings = loop.game.openings(c.arena.reference_openings, rng)
+                results.append(asdict(loop.game.play_match(pa, pb, openings, rng, workers=loop.workers)))
                 advance()
     return {"results": results}
 
@@ -158,7 +187,7 @@ def stage_selfplay(loop: Loop, iteration: int) -> dict:
     else:
         start, seed = time.time(), int(loop.rng(iteration, "selfplay").integers(2**31))
         with loop.progress.task("self-play games", c.selfplay.games) as advance:
-            games = play_selfplay(loop.network_factory(champion), c.selfplay, seed, loop.workers, advance)
+            games = loop.game.selfplay(loop.network_factory(champion), c.selfplay, seed, loop.workers, advance)
         examples, stats = games_to_examples(games, iteration), selfplay_stats(games, c.selfplay.resign_threshold)
         stats["games_per_hour"] = stats["games"] * 3600 / max(1e-9, time.time() - start)
         save_examples(examples, path, stats=np.array(json.dumps(stats)))
@@ -171,7 +200,7 @@ def stage_train(loop: Loop, iteration: int) -> dict:
     run, c = loop.run, loop.config
     if len(loop.buffer) == 0: raise RunError("the replay buffer is empty: self-play produced no positions")
     torch.set_num_threads(c.threads or available_cores())  # the workers are idle while the network trains
-    model = load_network(run.checkpoint(iteration - 1)).to(c.device)  # "cuda": the gpu preset trains on the GPU
+    model = load_network(loop.game, run.checkpoint(iteration - 1)).to(c.device)  # "cuda": the gpu preset trains on the GPU
     trainer = Trainer(model, c.train, loop.total_steps())
     if run.trainer_state(iteration - 1).exists(): read_run_file(run.trainer_state(iteration - 1), trainer.load_state)
     steps = c.train.steps_per_iteration
@@ -182,8 +211,8 @@ def stage_train(loop: Loop, iteration: int) -> dict:
     if loop.holdout is not None:
         held = evaluate_losses(model, loop.holdout, c.train.value_target_mix)
         values |= {"holdout_policy_loss": held["policy_loss"], "holdout_value_loss": held["value_loss"]}
-    values |= {f"puzzles_{kind}": accuracy for kind, accuracy in puzzle_accuracy(model, PUZZLES).items()}
-    save_checkpoint(run.checkpoint(iteration), model, iteration=iteration, run=c.name)
+    values |= loop.game.checks(model)
+    loop.game.save(run.checkpoint(iteration), model, iteration=iteration, run=c.name)
     trainer.save_state(run.trainer_state(iteration))
     return values
 
@@ -196,7 +225,8 @@ def stage_arena(loop: Loop, iteration: int) -> dict:
     while promoted is None:  # rounds of fresh openings until the gate decides (the fixed gate: after one)
         label = "arena vs champion" + (f" (round {len(results) + 1})" if results else "")
         with loop.progress.task(label, 2 * c.openings) as advance:
-            results.append(play_match(candidate, incumbent, random_openings(c.openings, rng), rng, advance, loop.workers))
+            openings = loop.game.openings(c.openings, rng)
+            results.append(loop.game.play_match(candidate, incumbent, openings, rng, advance, loop.workers))
         wins, games = sum(r.points_a for r in results), sum(r.games for r in results)
         promoted = gate_verdict(wins, games, len(results), c.gate, c.promote_threshold, c.gate_target, c.gate_rounds)
     low, high = wilson_interval(wins, games)
@@ -213,11 +243,11 @@ def stage_evaluate(loop: Loop, iteration: int) -> dict:
     me = loop.network_player(iteration, c.simulations)
     results, scores = [], {}
     for name in c.references:
-        openings, opponent = random_openings(c.reference_openings, rng), reference_player(name, c.simulations)
+        openings, opponent = loop.game.openings(c.reference_openings, rng), loop.game.reference(name, c.simulations)
         with loop.progress.task(f"vs {name}", 2 * len(openings)) as advance:
-            result = play_match(me, opponent, openings, rng, advance, loop.workers)
+            result = loop.game.play_match(me, opponent, openings, rng, advance, loop.workers)
         results.append(asdict(result)); scores[f"score_vs_{name}"] = result.score
-    elo = fit_elo(all_results(run.records()) + [MatchResult(**r) for r in results])
+    elo = fit_elo(all_results(run.records()) + [MatchResult(**r) for r in results], anchor=loop.game.anchor)
     run.write_json(run.elo_path, dict(sorted(elo.items(), key=lambda kv: -kv[1])))
     return {**scores, "elo": elo.get(me.name, 0.0), "elo_table": elo, "results": results}
 
@@ -349,9 +379,9 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
     trained = [r.iteration for r in records if r.stage in ("init", "train")]
     if trained:
         path = run.checkpoint(max(trained))
-        _, metadata = read_run_file(path, load_checkpoint)
-        if metadata["config"] != config.net:
-            raise RunError(f"{path} is a {metadata['config'].name} network but the run's config says "
+        stored = read_run_file(path, game_variant(config.game).load).config
+        if stored != config.net:
+            raise RunError(f"{path} is a {stored.name} network but the run's config says "
                            f"{config.net.name}: it does not belong to this run")
         state = run.trainer_state(max(trained))
         if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True, map_location="cpu"))
@@ -369,6 +399,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
         pool = None
+        if ray is not None and config.game != "mortal":
+            raise RunError("--ray plays mortal games only so far: run the gods preset without --ray")
         if ray is not None:
             from santorini_az.cluster import RayPool
             try: pool = RayPool(ray)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .encoding import N_ACTIONS, N_PLANES, ACTION_PERMUTATIONS, CELL_SOURCES
+from .god_encoding import N_GOD_ACTIONS, GOD_ACTION_PERMUTATIONS
 from .files import atomic_write_bytes
 
 # %% auto #0
@@ -49,23 +50,25 @@ def empty_examples() -> Examples:
                     np.zeros(0, np.int32))
 
 def concat_examples(parts: list[Examples]) -> Examples:
-    "Examples one after the other."
-    parts = [empty_examples()] + list(parts)
-    return Examples(*(np.concatenate([getattr(p, f) for p in parts]).astype(getattr(parts[0], f).dtype)
+    "Examples one after the other, with `empty_examples`' dtypes (an empty part adds nothing, whatever its shapes)."
+    parts, like = [p for p in parts if len(p)] or [empty_examples()], empty_examples()
+    return Examples(*(np.concatenate([getattr(p, f) for p in parts]).astype(getattr(like, f).dtype)
                       for f in Examples.FIELDS))
 
 # %% ../nbs/07_replay.ipynb #badad4f3
 # Each example gets its own symmetry, so the encoding chapter's tables become arrays to index per example.
 _CELL_SOURCE = np.asarray(CELL_SOURCES, dtype=np.int64)  # [8, 25]: the original cell each transformed cell comes from
-_ACTION_TARGET = np.asarray(ACTION_PERMUTATIONS, dtype=np.int64)  # [8, 153]: where action a goes under s
+_ACTION_TARGETS = {  # by the number of actions: where action a goes under s
+    N_ACTIONS: np.asarray(ACTION_PERMUTATIONS, dtype=np.int64),  # [8, 153]
+    N_GOD_ACTIONS: np.asarray(GOD_ACTION_PERMUTATIONS, dtype=np.int64)}  # [8, 126]: the gods track's sub-actions (02b)
 
 def augment(planes: np.ndarray, policy: np.ndarray, legal: np.ndarray, symmetries: np.ndarray):
-    "Apply symmetry `symmetries[i]` (0-7) to example i: planes [B,5,5,9], policy [B,153], legal [B,153]."
+    "Apply symmetry `symmetries[i]` (0-7) to example i: planes [B,5,5,9], policy [B,153], legal [B,153] (or god nodes')."
     B = len(planes)
     source = _CELL_SOURCE[symmetries]  # [B, 25]
     flat = planes.reshape(B, 25, -1)
     new_planes = np.take_along_axis(flat, source[:, :, None], axis=1).reshape(planes.shape)
-    target = _ACTION_TARGET[symmetries]  # [B, 153]
+    target = _ACTION_TARGETS[policy.shape[1]][symmetries]  # [B, 153]
     rows = np.arange(B)[:, None]
     new_policy, new_legal = np.empty_like(policy), np.empty_like(legal)
     new_policy[rows, target] = policy

@@ -14,7 +14,7 @@ from santorini_az.god_engine import (ROOT, GodEngineConfig, add_god_child, compi
                                      network_batch_evaluator, root_edges, run_god_games, search_god_nodes,
                                      uniform_batch_evaluator)
 from santorini_az.god_search import GodTreeNode, god_search, random_god_opening
-from santorini_az.god_training import GodNet, GodRunConfig, god_network_evaluator, god_strength
+from santorini_az.god_training import GodNet, GodSelfPlayConfig, god_network_evaluator, god_strength
 from santorini_az.gods import GODS
 from santorini_az.mcts import SearchConfig
 from santorini_az.network import NetConfig
@@ -105,9 +105,9 @@ def test_strength_equals_10b_match_for_match(net):
 
 
 def test_selfplay_examples():
-    config = GodRunConfig(simulations=8, games_in_flight=5, channels=8, blocks=1)
+    config = GodSelfPlayConfig(simulations=8, games_in_flight=5)
     torch.manual_seed(0)
-    examples, stats = compiled_god_selfplay(GodNet(config.net), config, games=7, rng=random.Random(1))
+    examples, stats = compiled_god_selfplay(GodNet(NetConfig(8, 1)), config, games=7, rng=random.Random(1))
     assert stats["games"] == 7 and len(examples) == stats["decisions"] and stats["mean_batch"] > 1
     assert examples.planes.shape[1:] == (5, 5, N_GOD_PLANES) and examples.planes.dtype == np.uint8
     assert np.allclose(examples.policy.sum(1), 1) and not (examples.policy[~examples.legal] > 0).any()
@@ -118,7 +118,7 @@ def test_results_follow_the_player_to_move():
     starts = [(random_god_opening(("artemis", "mortal"), random.Random(s)), (0, 0)) for s in range(3)]
     for game in run_god_games(starts, [uniform_batch_evaluator], GodEngineConfig(simulations=8)):
         players = game.player
-        assert game.winner in (0, 1) and len(players) == game.decisions
+        assert game.winner in (0, 1) and len(players) == len(game)
         same = players[1:] == players[:-1]  # mid-turn decisions keep the player, a finished turn passes it on
         assert same.any() and (~same).any()
         assert players[-1] == game.winner or not same[-1:].all()  # the last decision was the winner's or its loss
@@ -127,7 +127,8 @@ def test_results_follow_the_player_to_move():
 def test_a_game_stopped_by_length_is_a_draw():
     starts = [(random_god_opening(("hermes", "hermes"), random.Random(s)), (0, 0)) for s in range(2)]
     games = list(run_god_games(starts, [uniform_batch_evaluator], GodEngineConfig(simulations=4, max_decisions=5)))
-    assert [g.winner for g in games] == [-1, -1] and [g.decisions for g in games] == [5, 5]
+    assert [g.winner for g in games] == [-1, -1] and [len(g) for g in games] == [5, 5]
+    assert all((g.result == 0).all() for g in games)  # a draw: value 0 for both
 
 
 def test_chapter_06s_choice_on_the_god_tree():
@@ -159,10 +160,11 @@ def test_a_game_replays_through_the_readable_rules():
     evaluate = network_batch_evaluator(GodNet(NetConfig(8, 1)))
     config = GodEngineConfig(simulations=8, dirichlet_fraction=0.25, temperature_decisions=6, games_in_flight=5)
     for game in run_god_games(starts, [evaluate], config, np.random.default_rng(0)):
-        node = GodNode(starts[game.index][0])
-        for d in range(game.decisions):
-            assert np.array_equal(game.planes[d], encode_node(node).astype(np.uint8)), (game.index, d)
-            assert np.array_equal(np.flatnonzero(game.legal[d]), legal_sub_actions(node)), (game.index, d)
+        node = GodNode(starts[game.game_id][0])
+        assert game.start == starts[game.game_id][0]
+        for d in range(len(game)):
+            assert np.array_equal(game.planes[d], encode_node(node).astype(np.uint8)), (game.game_id, d)
+            assert np.array_equal(np.flatnonzero(game.legal[d]), legal_sub_actions(node)), (game.game_id, d)
             assert game.player[d] == node.player and game.policy[d, game.action[d]] > 0
             node = play_sub_action(node, int(game.action[d]))
         readable = GodTreeNode(node)

@@ -1,0 +1,110 @@
+"Chapter 11d: the gods in chapter 10a's loop (self-play on the pool, god matches, the preset, resume after a kill)."
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from santorini_az.config import apply_overrides, preset
+from santorini_az.engine import close_worker_pools, worker_pool
+from santorini_az.god_encoding import GodNode
+from santorini_az.god_loop import (GOD_RULES, GodSearchPlayer, GodUniformFactory, god_openings, god_reference_player,
+                                   god_selfplay_games, play_god_match)
+from santorini_az.arena import outcomes_by_turns
+from santorini_az.god_encoding import random_god_positions
+from santorini_az.god_search import god_search_player
+from santorini_az.god_training import load_god_checkpoint
+from santorini_az.gods import GODS, god_legal_turns
+from santorini_az.loop import plan
+from santorini_az.network import NetConfig
+from santorini_az.rundir import RunDirectory, read_records
+from santorini_az.selfplay import SelfPlayConfig, games_to_examples
+
+CLI = [sys.executable, "-c", "from santorini_az.cli import main; main()"]
+SMALL = ["--net", "8x1", "--set", "selfplay.games=8", "--set", "selfplay.simulations=8", "--set", "train.steps_per_iteration=4",
+         "--set", "train.batch_size=32", "--set", "arena.openings=2", "--set", "arena.reference_openings=1",
+         "--set", "arena.simulations=8", "--set", "holdout_games=2", "--quiet"]
+
+
+def test_the_search_player_plays_03bs_turns():
+    "Chapter 11c's search, a decision at a time, chooses the turns chapter 03b's readable player chooses (uniform prior)."
+    rng = random.Random(4)
+    states = [s for gods in [("artemis", "atlas"), ("hermes", "pan"), ("prometheus", "demeter")]
+              for s in random_god_positions(gods, rng, 12)[5::3] if god_legal_turns(s)]
+    compiled = GodSearchPlayer("uniform", GodUniformFactory(), 24).choose(states)
+    readable = god_search_player(24)
+    assert len(states) >= 6 and compiled == [readable(s, rng) for s in states]
+
+
+def test_a_match_split_over_the_pool_is_the_same_match():
+    openings = god_openings(3, np.random.default_rng(1))
+    me, them = god_reference_player("uniform", 8), god_reference_player("god-alphabeta1")
+    alone = outcomes_by_turns(me, them, openings, np.random.default_rng(0), None, 400, 1, GOD_RULES)
+    try: split = outcomes_by_turns(me, them, openings, np.random.default_rng(0), None, 400, worker_pool(2), GOD_RULES)
+    finally: close_worker_pools()
+    assert split == alone and len(alone) == 6
+    assert play_god_match(me, them, openings, np.random.default_rng(0)).games == 6
+
+
+def test_selfplay_on_the_pool_plays_the_same_starts_and_gives_examples():
+    settings = SelfPlayConfig(games=5, simulations=6, games_in_flight=5)
+    alone = god_selfplay_games(GodUniformFactory(), settings, seed=2)
+    try: split = god_selfplay_games(GodUniformFactory(), settings, seed=2, workers=worker_pool(2))
+    finally: close_worker_pools()
+    assert [r.start for r in split] == [r.start for r in alone] and [r.game_id for r in split] == list(range(5))
+    assert {r.start.gods for r in alone} <= {(a, b) for a in GODS for b in GODS}
+    examples = games_to_examples(split, generation=3)
+    assert examples.planes.shape[1:] == (5, 5, 36) and examples.policy.shape[1] == 126 and len(examples) == sum(map(len, split))
+
+
+def test_unknown_god_reference_is_named():
+    with pytest.raises(ValueError, match="unknown god reference opponent 'alphabeta2'"): god_reference_player("alphabeta2")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "selfplay.root_search=gumbel"], "'selfplay.root_search'='gumbel': a gods run's engine has no such knob"),
+    (["--set", "backend=onnxruntime"], "a gods run uses backend=torch"),
+    (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
+    (["--ray", "local"], "--ray plays mortal games only so far"),
+    (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
+def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):
+    done = subprocess.run(CLI + ["train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "run" / "records.jsonl").exists()
+
+
+def test_a_gods_run_one_writer_then_resume_after_sigkill(tmp_path):
+    "The gods preset through the CLI: a second writer is refused; SIGKILL mid-run; --resume completes every stage once."
+    run_dir = tmp_path / "gods"
+    proc = subprocess.Popen(CLI + ["train", "--preset", "gods", "--iterations", "2", *SMALL, "--run-dir", str(run_dir)],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    records, deadline = run_dir / "records.jsonl", time.time() + 180
+    while time.time() < deadline and proc.poll() is None:
+        if records.exists() and len(records.read_text().splitlines()) >= 4: break
+        time.sleep(0.05)
+    try:
+        second = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL
+    config = apply_overrides(preset("gods"), ["iterations=2"])
+    assert len(read_records(records)) < len(plan(config))  # killed mid-run
+    done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    run = RunDirectory(run_dir)
+    assert [(r.iteration, r.stage) for r in run.records()] == plan(config)
+    assert json.loads(run.config_path.read_text())["game"] == "gods"
+    champion = json.loads(run.champion_path.read_text())
+    model, extra = load_god_checkpoint(run.root / champion["checkpoint"])
+    assert model.config == NetConfig(8, 1) and extra["iteration"] == champion["iteration"]
+    evaluate = [r for r in run.records() if r.stage == "evaluate" and not r.values.get("skipped")][-1]
+    assert set(evaluate.values) >= {"score_vs_uniform", "score_vs_god-alphabeta1", "score_vs_god-alphabeta2", "elo"}
+    assert (run.root / "report" / "report.png").exists()

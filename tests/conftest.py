@@ -7,6 +7,10 @@ def pytest_addoption(parser):
 
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--runslow"):
+        # Longest first, so that pytest-xdist's two workers end together: the pip-only chapters (minutes, one worker)
+        # start at once and the many short tests fill the other worker meanwhile and both at the end.
+        items.sort(key=lambda item: 0 if item.nodeid.startswith("tests/test_pip_only.py") else
+                   1 if "slow" in item.keywords else 2)
         return
     skip = pytest.mark.skip(reason="slow: pass --runslow to run")
     for item in items:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .engine import GameRecord, play_share
+from .engine import GameRecord, _play_share_job
 from .mcts import SearchConfig
 
 # %% auto #0
@@ -43,11 +43,13 @@ def ship(factory: Callable) -> Callable:
 
 # %% ../nbs/28_cluster.ipynb #6a4918a3
 class GameActor:
-    "Plays shares of jobs on one CPU of a Ray cluster (made a Ray actor by `RayPool`)."
+    "Runs shares of jobs on one CPU of a Ray cluster (made a Ray actor by `RayPool`)."
 
-    def play(self, factories, config: SearchConfig, slots: int, seed: int, worker: int, starts: list,
-             threads: int) -> list[GameRecord]:
-        return play_share(factories, config, slots, seed, worker, starts, threads)
+    def run(self, function: Callable, args: tuple, worker: int) -> tuple[list, object]:
+        "Share `worker` of a pool job (chapter 06's `WorkerPool.run`): the items it reported, in order, and its result."
+        items = []
+        result = function(*args, worker=worker, progress=items.append)
+        return items, result
 
     def pid(self) -> int: return os.getpid()
 
@@ -65,22 +67,34 @@ class RayPool:
         self.actors = [self.actor_class.remote() for _ in range(self.size)]
         self.replayed = 0  # shares played again because their actor died
 
-    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
-             report: Callable[[GameRecord], None]) -> list[GameRecord]:
-        "Worker w plays `starts[w::used]` on actor w; the records of each share go to `report` as the share finishes."
+    def run(self, function: Callable, shares: list[tuple], report: Callable = lambda item: None) -> list:
+        """Chapter 06's `WorkerPool.run` on the actors: `function(*shares[w], worker=w, progress=...)` on actor w, the
+        factories in a share's lists shipped with their model files. The items a share reports go to `report` when
+        it is done; an actor that dies is replaced, and its share runs again."""
         import ray
-        shipped, used = ray.put([ship(f) for f in factories]), min(self.size, len(starts))
-        def submit(w): return self.actors[w].play.remote(shipped, config, share, seed, w, starts[w::used], threads)
-        pending, records = {submit(w): w for w in range(used)}, []
+        if len(shares) > self.size: raise ValueError(f"{len(shares)} shares for a pool of {self.size} actors")
+        shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else arg for arg in args))
+                   for args in shares]
+        def submit(w): return self.actors[w].run.remote(function, shipped[w], w)
+        pending, results = {submit(w): w for w in range(len(shares))}, [None] * len(shares)
         while pending:
             [ref], _ = ray.wait(list(pending), num_returns=1)
             w = pending.pop(ref)
-            try: played = ray.get(ref)
+            try: items, results[w] = ray.get(ref)
             except ray.exceptions.RayActorError:  # the actor died: a new one plays the same share again
                 self.actors[w], self.replayed = self.actor_class.remote(), self.replayed + 1
                 pending[submit(w)] = w
                 continue
-            for record in played: records.append(record); report(record)
+            for item in items: report(item)
+        return results
+
+    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
+             report: Callable[[GameRecord], None]) -> list[GameRecord]:
+        "Worker w plays `starts[w::used]` on actor w; the records of each share go to `report` as the share finishes."
+        used, records = min(self.size, len(starts)), []
+        def keep(record): records.append(record); report(record)
+        shares = [(factories, config, share, seed, starts[w::used], threads) for w in range(used)]
+        self.run(_play_share_job, shares, keep)
         return records
 
     def close(self) -> None:

@@ -29,20 +29,21 @@ from .game import (CELLS, DOME, STEPS, WIN_LEVEL, WORKER_NAMES, Move, Placement,
 from .mcts import Node, SearchConfig, puct_scores, run_search, select_leaf, visit_policy
 from .notation import cell_name, format_action, format_position, parse_position, play_moves
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N_GOD_ACTIONS, GodNode,
-                                       format_sub_action, random_god_positions, step_of, sub_action, sub_actions_of_turn,
-                                       turn_tree)
-from .god_search import GodTreeNode, god_search, terminal_value
-from .gods import (GODS, GodState, Play, beyond, format_god_position, format_turn, god_legal_turns, god_start,
-                               minotaur_targets, parse_god_position, place, play_turns, start_play)
+                                       format_sub_action, legal_sub_actions, play_sub_action, random_god_positions,
+                                       step_of, sub_action, sub_actions_of_turn, turn_tree)
+from .god_search import GodTreeNode, god_search, has_won_mid_turn, random_god_opening, terminal_value
+from .gods import (GODS, GodState, Play, beyond, format_god_position, format_turn, god_apply, god_legal_turns,
+                               god_start, god_winner, minotaur_targets, parse_god_position, place, play_turns, start_play)
 
 # %% auto #0
 __all__ = ['TIME_LIMIT', 'EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WILSON_CASES', 'LOSS_SCORE',
            'NEGAMAX_CASES', 'VISIT_TEMPERATURES', 'STUCK_THREATS', 'ELO_SCORES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
-           'GOD_PER_PLY_HINT', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry', 'check_puct_scores',
-           'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval', 'height_evaluation',
-           'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy', 'check_blocking_moves',
-           'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan', 'check_elo_difference',
-           'check_minotaur_targets', 'check_sub_actions', 'check_god_backup']
+           'GOD_PER_PLY_HINT', 'WIN_POSITIONS', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry',
+           'check_puct_scores', 'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval',
+           'height_evaluation', 'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy',
+           'check_blocking_moves', 'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan',
+           'check_elo_difference', 'check_minotaur_targets', 'check_sub_actions', 'check_god_backup',
+           'check_god_value_targets', 'check_winning_turns', 'check_god_policy']
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
 class ExerciseFailed(AssertionError):
@@ -1608,3 +1609,160 @@ def check_god_backup(fn: Callable[[list, int, float], None]) -> bool:
                        for (node, _), below in zip(path, [n for n, _ in path[1:]] + [leaf]))
         return f"mcts.backup on {count} paths of god searches ({mid_turn} of their edges mid-turn)"
     return _checking("check_god_backup", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #165f01a7
+def _random_god_games(count: int, seed: int) -> list[tuple[tuple, list[int], int | None]]:
+    """`count` seeded random god games, decision by decision: (the gods, the player to move at each decision, the
+    winner, or None for a game stopped by its length: every sixth game stops after 12 decisions, a draw)."""
+    rng, games = random.Random(seed), []
+    for i in range(count):
+        gods, longest = (rng.choice(GODS), rng.choice(GODS)), 12 if i % 6 == 5 else 400
+        node, players, winner = GodNode(random_god_opening(gods, rng)), [], None
+        while len(players) < longest:
+            players.append(node.player)
+            node = play_sub_action(node, rng.choice(legal_sub_actions(node)))
+            if has_won_mid_turn(node): winner = node.player; break  # the moves so far have won: no build follows
+            if not node.steps and (done := god_winner(node.state)) is not None: winner = done; break
+        games.append((gods, players, winner))
+    return games
+
+def _god_value_hints(players: list[int], winner: int | None, expected: list[float], got: list[float]) -> list[str]:
+    "What a wrong list of god value targets most likely did."
+    if winner is None: return ["the game was stopped by its length: a draw, 0 for every decision (winner is None)"]
+    alternating = [[(-1.0) ** (len(got) - 1 - k) * sign for k in range(len(got))] for sign in (1.0, -1.0)]
+    if got in alternating: return ["do not flip the sign per decision: a god's turn is several decisions of the same "
+                                   "player (Artemis's second move, a second build), so compare each decision's player "
+                                   "with the winner"]
+    if got == [-v for v in expected]: return ["the sign is the wrong way round: +1 where the player is the winner"]
+    if all(v == got[0] for v in got): return ["each target is for the player to move at that decision: +1 where "
+                                              "players[k] == winner, -1 where not"]
+    if set(got) - {1.0, -1.0}: return ["a won game has no 0 targets: +1 for the winner's decisions, -1 for the loser's"]
+    return []
+
+def check_god_value_targets(fn: Callable[[list, int | None], list]) -> bool:
+    """Check `fn(players, winner) -> targets`: for each decision of a finished god game (`players[k]`, 0 or 1, the
+    player to move at decision k; `winner` 0 or 1, or None for a game stopped by its length), +1 if that player won, -1
+    if not, 0 throughout a draw: the result column of chapter 06's `GameRecord`, which the loop's training examples
+    take. On 36 seeded random games of random match-ups, mid-turn decisions and draws among them."""
+    def body(fn):
+        games = _random_god_games(36, seed=7)
+        for i, (gods, players, winner) in enumerate(games):
+            outcome = "stopped by its length (winner = None)" if winner is None else f"won by player {winner + 1} (winner = {winner})"
+            shown = lambda: f"a {' v '.join(gods)} game of {len(players)} decisions, {outcome}; players = {players}"
+            got = _call(fn, (list(players), winner), shown,
+                        _Returns("a list of numbers, one target per decision", _each(_as_number, "a number")))
+            expected = [0.0] * len(players) if winner is None else [1.0 if p == winner else -1.0 for p in players]
+            if len(got) != len(expected):
+                raise ExerciseFailed(f"game {i + 1}: {len(players)} decisions, but {len(got)} targets.\n\n{shown()}\n\n"
+                                     "HINT: one target per decision, in the order of `players`")
+            if got == expected: continue
+            k = next(k for k in range(len(got)) if got[k] != expected[k])
+            raise ExerciseFailed(
+                f"game {i + 1}, decision {k + 1} of {len(players)} (player {players[k] + 1} to move): expected "
+                f"{expected[k]:+g}, got {got[k]:+g}.\n\n{shown()}\n\n"
+                f"expected: {' '.join(f'{v:+g}' for v in expected[:16])}{' …' if len(expected) > 16 else ''}\n"
+                f"yours:    {' '.join(f'{v:+g}' for v in got[:16])}{' …' if len(got) > 16 else ''}\n\n"
+                + _hints(_god_value_hints(players, winner, expected, got),
+                         "+1 where players[k] == winner, -1 where not; 0 for every decision when winner is None"))
+        draws = sum(winner is None for _, _, winner in games)
+        return f"GameRecord.result on {len(games)} random god games ({draws} of them draws by length)"
+    return _checking("check_god_value_targets", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #fed45d19
+# Positions with a win in one turn that a power makes (Pan's drop, Artemis's second step, Apollo's swap, Minotaur's
+# push) or takes away (Athena's mark), in chapter 01b's notation; random positions of several match-ups follow.
+WIN_POSITIONS = ("0000000000002000000000000/1/pan:C3,E1/mortal:A5,E5",
+                 "0000000000001230000000000/1/artemis:C3,A1/mortal:E1,E2",
+                 "0000000000002000300000000/1/apollo:C3,A1/mortal:B2,E2",
+                 "0000000000002000300000000/1/minotaur:C3,E5/mortal:B2,E2",
+                 "0000000000002000300000000/1/mortal:C3,A1/athena:E1,E2/athena-up")
+
+def _win_positions(seed: int = 3) -> list[GodState]:
+    "The WIN_POSITIONS, then random positions of some match-ups where a win in one turn exists, and some where none does."
+    states, rng = [parse_god_position(text) for text in WIN_POSITIONS], random.Random(seed)
+    for gods in [("pan", "mortal"), ("artemis", "apollo"), ("minotaur", "athena"), ("mortal", "pan"), ("demeter", "atlas")]:
+        positions = [s for s in random_god_positions(gods, rng, 80) if god_winner(s) is None]
+        winning = [s for s in positions if any(god_apply(s, t).won for t in god_legal_turns(s))]
+        states += winning[:4] + [s for s in positions if s not in winning][-1:]
+    return states
+
+def _turns_text(state: GodState, turns, most: int = 10) -> str:
+    "Turns in chapter 01b's notation, sorted, at most `most` of them and then how many in all."
+    names = sorted(format_turn(state, t) for t in turns)
+    return (", ".join(names[:most]) + (f", … ({len(names)} in all)" if len(names) > most else "")) or "none"
+
+def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
+    """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
+    them) with which the player to move wins at once, in any order, against `god_apply(state, turn).won`, the wins
+    chapter 11b's α-β finds at depth 1: on positions where a power wins (Pan's drop, Artemis's second step, Apollo's
+    swap, Minotaur's push) or forbids (Athena's mark), and on random positions of several match-ups."""
+    def body(fn):
+        states = _win_positions()
+        for i, state in enumerate(states):
+            shown = lambda: f"{_show_god(state)}\n{state.gods[state.player]} (player {state.player + 1}) to play"
+            got = _call(fn, (state,), shown, _Returns("an iterable of turns (tuples of Steps)",
+                                                      _each(tuple, "a turn (a tuple of Steps)", any_iterable=True),
+                                                      iterators=True))
+            expected = [t for t in god_legal_turns(state) if god_apply(state, t).won]
+            missing, extra = [t for t in expected if t not in got], [t for t in got if t not in expected]
+            if not missing and not extra: continue
+            hints = []
+            god = state.gods[state.player]
+            if missing and god == "pan": hints.append("Pan also wins by moving down two levels or more")
+            if missing and god == "artemis": hints.append("Artemis's second step may be the one that climbs onto level 3")
+            if missing and god in ("apollo", "minotaur"): hints.append(f"{god.capitalize()} may move onto an opponent's "
+                                                                      "cell: a climb there wins too")
+            if extra and "athena" in state.gods and god != "athena": hints.append(
+                "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
+            if extra: hints.append("a turn wins only if the player who plays it has won: god_apply(state, turn).won")
+            raise ExerciseFailed(
+                f"position {i + 1} of {len(states)}: the winning turns differ.\n\n{shown()}\n\n"
+                f"missing: {_turns_text(state, missing)}\nnot wins: {_turns_text(state, extra)}\n\n"
+                + _hints(hints, "a turn wins when its player has won after it: god_apply(state, turn).won"))
+        wins = sum(1 for s in states for t in god_legal_turns(s) if god_apply(s, t).won)
+        return f"god_apply(state, turn).won on {len(states)} positions ({wins} winning turns)"
+    return _checking("check_winning_turns", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #0e2a4c45
+def _god_policy_roots(simulations: int = 40) -> list[GodTreeNode]:
+    "Searched god roots and their visited children: edges in ascending sub-action order, `end` (125) last where legal."
+    roots = _god_searched_trees(simulations)
+    rng = random.Random(5)
+    for gods in [("hermes", "mortal"), ("prometheus", "athena"), ("demeter", "pan")]:
+        for state in random_god_positions(gods, rng, 30)[6::8]:
+            if god_winner(state) is None: roots.append(god_search(GodNode(state), _made_up_god_evaluator,
+                                                                  SearchConfig(simulations=simulations)))
+    children = [child for root in roots for child in root.children.values()
+                if child.is_expanded and not child.is_terminal and sum(child.visits) > 1]
+    return roots + children
+
+def check_god_policy(fn: Callable[[list, list], list]) -> bool:
+    """Check `fn(actions, visits) -> policy`: the policy target a searched god node records (chapter 10b's
+    `visit_distribution`, which chapter 11c's engine writes in compiled form): 126 numbers, edge i's share of the
+    visits, visits[i] / sum(visits), at its sub-action number actions[i], 0 elsewhere. On the roots of god searches
+    and their visited children."""
+    def body(fn):
+        nodes = _god_policy_roots()
+        for i, node in enumerate(nodes):
+            actions, visits = list(node.actions), list(node.visits)
+            shown = lambda: (f"{_show_god(node.position.state)}\nactions = {actions}\nvisits  = {visits}")
+            got = _call(fn, (actions, visits), shown, _Returns("126 numbers, one per sub-action",
+                                                               _each(_as_number, "a number")))
+            expected = [0.0] * N_GOD_ACTIONS
+            for a, n in zip(actions, visits): expected[a] = n / sum(visits)
+            if len(got) != N_GOD_ACTIONS:
+                raise ExerciseFailed(f"node {i + 1}: {len(got)} numbers, not {N_GOD_ACTIONS}.\n\n{shown()}\n\n"
+                                     f"HINT: one number per sub-action (0-{N_GOD_ACTIONS - 1}), not one per edge")
+            if all(abs(g - e) <= 1e-6 for g, e in zip(got, expected)): continue
+            hints = []
+            if all(abs(got[k] - n / sum(visits)) <= 1e-6 for k, n in enumerate(visits)):
+                hints.append("put edge i's share at its sub-action number actions[i], not at position i")
+            elif all(abs(got[a] - n) <= 1e-6 for a, n in zip(actions, visits)):
+                hints.append("divide by the sum of the visits: the target sums to 1")
+            elif abs(sum(got) - 1) > 1e-6: hints.append("the numbers must sum to 1: each edge's visits / sum(visits)")
+            k = next(k for k in range(N_GOD_ACTIONS) if abs(got[k] - expected[k]) > 1e-6)
+            raise ExerciseFailed(
+                f"node {i + 1} of {len(nodes)}: at sub-action {k}, expected {expected[k]:.4g}, got {got[k]:.4g}.\n\n"
+                f"{shown()}\n\n" + _hints(hints, "policy[actions[i]] = visits[i] / sum(visits); 0 elsewhere"))
+        return f"visit_distribution on {len(nodes)} searched god nodes"
+    return _checking("check_god_policy", fn, body)

@@ -399,8 +399,6 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
         pool = None
-        if ray is not None and config.game != "mortal":
-            raise RunError("--ray plays mortal games only so far: run the gods preset without --ray")
         if ray is not None:
             from santorini_az.cluster import RayPool
             try: pool = RayPool(ray)

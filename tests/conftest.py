@@ -1,4 +1,18 @@
+import os
+
 import pytest
+
+
+def pytest_configure(config):
+    """In a pytest-xdist worker: one core of its own, for it and every process its tests start, and one thread for
+    torch. Two workers on a 2-core machine then never run four busy threads (torch's waiting threads spin, which burns
+    the other worker's core), and each test's processes see the one core they have (`available_cores()` is 1)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # gw0, gw1, ...
+    if not worker or not hasattr(os, "sched_setaffinity"): return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2: return
+    os.sched_setaffinity(0, {cores[int(worker[2:]) % len(cores)]})
+    os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
 
 
 def pytest_addoption(parser):

@@ -529,6 +529,75 @@ def wrong_god_backup_leaf_only(path, leaf_player, value):
     node.value_sums[edge] += value if node.player == leaf_player else -value
 WRONG['god_backup_leaf_only'] = ('check_god_backup', wrong_god_backup_leaf_only, 'one visit to every edge on the path')
 
+def reference_god_value_targets(players, winner):
+    "+1 for the winner's decisions, -1 for the loser's; 0 for every decision of a draw."
+    if winner is None: return [0.0] * len(players)
+    return [1.0 if player == winner else -1.0 for player in players]
+REFERENCES['check_god_value_targets'] = reference_god_value_targets
+
+def wrong_god_value_per_decision(players, winner):
+    if winner is None: return [0.0] * len(players)
+    return [1.0 if (len(players) - 1 - k) % 2 == 0 else -1.0 for k in range(len(players))]
+WRONG['god_value_per_decision'] = ('check_god_value_targets', wrong_god_value_per_decision, 'do not flip the sign per decision')
+
+def wrong_god_value_draw_as_loss(players, winner):
+    return [1.0 if player == winner else -1.0 for player in players]  # a draw scored as a loss for both
+WRONG['god_value_draw'] = ('check_god_value_targets', wrong_god_value_draw_as_loss, 'a draw, 0 for every decision')
+
+def wrong_god_value_first_player_view(players, winner):
+    if winner is None: return [0.0] * len(players)
+    return [1.0 if winner == 0 else -1.0] * len(players)  # player 1's view for every decision
+WRONG['god_value_one_view'] = ('check_god_value_targets', wrong_god_value_first_player_view, 'each target is for the player to move')
+
+def wrong_god_value_sign(players, winner):
+    return [0.0] * len(players) if winner is None else [-1.0 if p == winner else 1.0 for p in players]
+WRONG['god_value_sign'] = ('check_god_value_targets', wrong_god_value_sign, 'the sign is the wrong way round')
+
+def reference_winning_turns(state):
+    "The legal turns after which the player who played them has won."
+    from santorini_az.gods import god_apply, god_legal_turns
+    return [turn for turn in god_legal_turns(state) if god_apply(state, turn).won]
+REFERENCES['check_winning_turns'] = reference_winning_turns
+
+def wrong_winning_turns_climb_only(state):
+    from santorini_az.gods import god_legal_turns
+    heights = state.board.heights
+    return [turn for turn in god_legal_turns(state) if any(s.kind == "move" and heights[s.cell] == 3 for s in turn)]
+WRONG['winning_turns_climb_only'] = ('check_winning_turns', wrong_winning_turns_climb_only, 'Pan also wins by moving down')
+
+def wrong_winning_turns_ignore_athena(state):
+    from dataclasses import replace
+    from santorini_az.gods import god_apply, god_legal_turns
+    free = replace(state, athena_moved_up=False)  # as if Athena's mark did not hold
+    return [turn for turn in god_legal_turns(free) if god_apply(free, turn).won]
+WRONG['winning_turns_athena'] = ('check_winning_turns', wrong_winning_turns_ignore_athena, "Athena's mark")
+
+def wrong_winning_turns_all(state):
+    from santorini_az.gods import god_legal_turns
+    return god_legal_turns(state)
+WRONG['winning_turns_all'] = ('check_winning_turns', wrong_winning_turns_all, 'god_apply(state, turn).won')
+
+def reference_god_policy(actions, visits):
+    "Each edge's share of the visits, at its sub-action number; 0 for the sub-actions that are not edges."
+    policy = [0.0] * 126
+    for action, n in zip(actions, visits): policy[action] = n / sum(visits)
+    return policy
+REFERENCES['check_god_policy'] = reference_god_policy
+
+def wrong_god_policy_by_edge(actions, visits):
+    return [n / sum(visits) for n in visits] + [0.0] * (126 - len(visits))
+WRONG['god_policy_by_edge'] = ('check_god_policy', wrong_god_policy_by_edge, "at its sub-action number actions[i]")
+
+def wrong_god_policy_counts(actions, visits):
+    policy = [0.0] * 126
+    for action, n in zip(actions, visits): policy[action] = float(n)
+    return policy
+WRONG['god_policy_counts'] = ('check_god_policy', wrong_god_policy_counts, 'divide by the sum of the visits')
+
+def wrong_god_policy_per_edge(actions, visits):
+    return [n / sum(visits) for n in visits]
+WRONG['god_policy_short'] = ('check_god_policy', wrong_god_policy_per_edge, 'one number per sub-action')
+
 @pytest.mark.parametrize("checker", sorted(REFERENCES))
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True

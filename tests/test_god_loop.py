@@ -69,7 +69,6 @@ def test_unknown_god_reference_is_named():
     (["--set", "selfplay.root_search=gumbel"], "'selfplay.root_search'='gumbel': a gods run's engine has no such knob"),
     (["--set", "backend=onnxruntime"], "a gods run uses backend=torch"),
     (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
-    (["--ray", "local"], "--ray plays mortal games only so far"),
     (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
 def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):
     done = subprocess.run(CLI + ["train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args],

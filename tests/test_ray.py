@@ -111,3 +111,29 @@ def test_a_killed_actor_has_its_games_played_again(cluster, tmp_path):
         for k, v in saved.items():
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
+
+
+def test_god_games_on_the_cluster_are_the_games_played_here(cluster):
+    "Chapter 11d's god self-play through `RayPool.run`: the same games, share for share, as on two local processes."
+    saved = {k: os.environ.get(k) for k in RAY_ENV}
+    os.environ.update(RAY_ENV)
+    import ray
+    from santorini_az.cluster import RayPool
+    from santorini_az.engine import close_worker_pools
+    from santorini_az.god_loop import GodUniformFactory, god_selfplay_games
+    from santorini_az.selfplay import SelfPlayConfig
+    settings = SelfPlayConfig(games=4, simulations=6, games_in_flight=4)
+    ray.init(address=cluster, log_to_driver=False)
+    try:
+        pool = RayPool(cluster)
+        on_ray = god_selfplay_games(GodUniformFactory(), settings, seed=9, workers=pool)
+        pool.close()
+        here = god_selfplay_games(GodUniformFactory(), settings, seed=9, workers=2)
+        close_worker_pools()
+        assert [r.game_id for r in on_ray] == [0, 1, 2, 3]
+        assert all(a.start == b.start and np.array_equal(a.action, b.action) for a, b in zip(on_ray, here))
+    finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v

@@ -168,7 +168,7 @@ def processed_notebooks() -> Path:
     return proc
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once per worker, even when other tests run between this module's
 def site(tmp_path_factory):
     "The preview rendered into a temporary folder."
     require(CHROMIUM, os.path.exists(CHROMIUM))

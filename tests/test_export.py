@@ -31,7 +31,7 @@ def trained_looking(model: SantoriniNet, seed: int = 0) -> SantoriniNet:
     return model.eval()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # made once per worker: the tests only read it
 def exported(tmp_path_factory):
     "A trained-looking 32x4 network, its checkpoint and its ONNX export."
     folder = tmp_path_factory.mktemp("export")

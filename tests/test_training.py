@@ -200,10 +200,12 @@ def test_resume_after_interrupted_stage(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_one_writer_then_resume_after_sigkill(tmp_path):
-    "A second writer is refused naming the holder; SIGKILL mid-run; --resume (not blocked by the dead lock) completes."
+def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
+    """`santorini_az train --preset tiny`, as the README runs it: a second writer is refused naming the holder; SIGKILL
+    mid-run; --resume (not blocked by the dead lock) finishes every stage of the preset once and leaves the last
+    checkpoint, the records, a report and TensorBoard events."""
     run_dir = tmp_path / "run"
-    args = CLI + ["train", "--preset", "tiny", *quick_args(), "--iterations", "4", "--quiet", "--run-dir", str(run_dir)]
+    args = CLI + ["train", "--preset", "tiny", "--quiet", "--run-dir", str(run_dir)]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     records = run_dir / "records.jsonl"
     deadline = time.time() + 120
@@ -218,25 +220,15 @@ def test_one_writer_then_resume_after_sigkill(tmp_path):
     finally:
         proc.send_signal(signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL  # it really died by the kill, not by finishing first ...
-    assert len(read_records(records)) < len(plan(tiny(4)))  # ... and mid-run
+    assert len(read_records(records)) < len(plan(preset("tiny")))  # ... and mid-run
     done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    got = [(r.iteration, r.stage) for r in read_records(records)]
-    assert got == plan(tiny(4))
-    json.loads((run_dir / "champion.json").read_text())
-
-
-@pytest.mark.slow
-def test_tiny_preset_end_to_end_via_cli(tmp_path):
-    "`santorini_az train --preset tiny` finishes and leaves a checkpoint, records, a report and TensorBoard events."
-    done = subprocess.run(CLI + ["train", "--preset", "tiny", "--quiet", "--run-dir", str(tmp_path / "tiny")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    run = RunDirectory(tmp_path / "tiny")
-    assert run.checkpoint(4).exists() and (run.root / "report" / "report.png").exists()
+    run = RunDirectory(run_dir)
     assert [(r.iteration, r.stage) for r in run.records()] == plan(preset("tiny"))
+    assert run.checkpoint(4).exists() and (run.root / "report" / "report.png").exists()
     assert any((run.root / "tb").iterdir())
+    json.loads((run_dir / "champion.json").read_text())
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: the gpu preset runs")
@@ -512,7 +504,7 @@ def damage_missing_checkpoint(run):
     run.checkpoint(1).unlink()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # made once per worker: the tests damage copies
 def finished_tiny_run(tmp_path_factory):
     "A finished one-iteration tiny run, made once; each test damages its own copy."
     root = tmp_path_factory.mktemp("finished") / "run"

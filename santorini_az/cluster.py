@@ -13,8 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from .engine import GameRecord, _play_share_job
-from .mcts import SearchConfig
+from .engine import WorkerPool
 
 # %% auto #0
 __all__ = ['ShippedFactory', 'ship', 'GameActor', 'RayPool']
@@ -88,14 +87,7 @@ class RayPool:
             for item in items: report(item)
         return results
 
-    def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
-             report: Callable[[GameRecord], None]) -> list[GameRecord]:
-        "Worker w plays `starts[w::used]` on actor w; the records of each share go to `report` as the share finishes."
-        used, records = min(self.size, len(starts)), []
-        def keep(record): records.append(record); report(record)
-        shares = [(factories, config, share, seed, starts[w::used], threads) for w in range(used)]
-        self.run(_play_share_job, shares, keep)
-        return records
+    play = WorkerPool.play  # chapter 06's: actor w plays `starts[w::used]` through `run`, records reported per share
 
     def close(self) -> None:
         "Stop the actors (the cluster itself stays up)."

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .arena import GameOutcome, MatchResult, Rules, match_result, outcomes_by_turns
+from .arena import MatchResult, Rules, match_result, outcomes_by_turns
 from .engine import GamePool, GameRecord, worker_pool
 from .god_alphabeta import GodAlphaBetaPlayer
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action

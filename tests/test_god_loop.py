@@ -11,7 +11,6 @@ import pytest
 
 from santorini_az.config import apply_overrides, preset
 from santorini_az.engine import close_worker_pools, worker_pool
-from santorini_az.god_encoding import GodNode
 from santorini_az.god_loop import (GOD_RULES, GodSearchPlayer, GodUniformFactory, god_openings, god_reference_player,
                                    god_selfplay_games, play_god_match)
 from santorini_az.arena import outcomes_by_turns

@@ -614,13 +614,14 @@ def _new_game(self: PlayWidget) -> None:
     with board._lock:
         self.evaluate, board.thinking, board.progress = None, False, 0.0
         board.humans, board.undo_to = {self.human}, self.human
-        board.title = f"you ({PLAYER_NAMES[self.human]}) against {self.opponent.value}, {self.simulations.value} simulations"
-        board.reset()
-        try: self.evaluate = load_evaluator(self.opponent.value.strip())
-        except WidgetError as e:
-            board._sync(str(e), refused=True)
-            return
-        board._sync("your turn: click a square to place a worker" if self.human == 0 else "")
+        with board.hold_sync():  # the title and the new board reach the browser in one message
+            board.title = f"you ({PLAYER_NAMES[self.human]}) against {self.opponent.value}, {self.simulations.value} simulations"
+            board.reset()
+            try: self.evaluate = load_evaluator(self.opponent.value.strip())
+            except WidgetError as e:
+                board._sync(str(e), refused=True)
+                return
+            board._sync("your turn: click a square to place a worker" if self.human == 0 else "")
     self._maybe_think()
 
 def _maybe_think(self: PlayWidget) -> None:
@@ -1290,10 +1291,11 @@ def _god_new_game(self: GodPlayWidget) -> None:
         board.dome_shown = "atlas" == self.gods[self.human]
         red, blue = (g.capitalize() for g in self.gods)
         engine = "the god network" if self.opponent.value == "network" else "the uniform prior"
-        board.title = (f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}; {engine}, "
-                       f"{self.simulations.value} simulations")
-        board.reset(god_start(self.gods))
-        board._sync(f"your turn: {god_prompt(board.node)}" if self.human == 0 else "")
+        with board.hold_sync():  # the title and the new board reach the browser in one message
+            board.title = (f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}; {engine}, "
+                           f"{self.simulations.value} simulations")
+            board.reset(god_start(self.gods))
+            board._sync(f"your turn: {god_prompt(board.node)}" if self.human == 0 else "")
     self._maybe_think()
 
 def _god_maybe_think(self: GodPlayWidget) -> None:

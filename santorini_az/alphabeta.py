@@ -22,7 +22,7 @@ from numba import njit
 from .files import atomic_write_bytes
 from .game import CELLS, DOME, SIZE, WIN_LEVEL, State, initial_state
 from .encoding import N_ACTIONS, action_from_index, action_index
-from .engine import MAX_LEGAL, NEIGHBOURS, is_occupied, legal_actions_into, state_to_arrays
+from .engine import MAX_LEGAL, NEIGHBOURS, is_occupied, legal_actions_into, named_for_numba, state_to_arrays
 from .notation import format_action, format_position, parse_position
 
 # %% auto #0
@@ -215,6 +215,7 @@ EXACT, LOWER, UPPER = 1, 2, 3  # kinds of stored bound
 # counters in Tables.stats
 NODES, NODE_LIMIT, ABORTED, USE_TT, AGE, SELDEPTH, ROOT_MOVE, ROOT_UPDATED, TT_CUTOFFS = range(9)
 
+@named_for_numba("santorini_az.alphabeta")
 class Tables(NamedTuple):
     """Everything the compiled search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
 

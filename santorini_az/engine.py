@@ -7,6 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/engine.html.md"""
 # %% ../nbs/06_engine.ipynb #37e1b834
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import time
@@ -24,10 +25,10 @@ from .evaluator import Evaluator, EvaluatorFactory
 # %% auto #0
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
            'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action',
-           'encode_position', 'perft_arrays', 'fast_perft', 'Tree', 'empty_tree', 'tree_bytes', 'open_node', 'add_node',
-           'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Games',
-           'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value', 'scaled_q',
-           'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
+           'encode_position', 'perft_arrays', 'fast_perft', 'named_for_numba', 'Tree', 'empty_tree', 'tree_bytes',
+           'open_node', 'add_node', 'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge',
+           'descend', 'Games', 'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value',
+           'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
            'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
            'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
            'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch',
@@ -152,10 +153,23 @@ def fast_perft(state: State, depth: int) -> int:
     "Compiled perft from a game `State`."
     return int(perft_arrays(*state_to_arrays(state), depth))
 
+# %% ../nbs/06_engine.ipynb #66aac30f
+def named_for_numba(module: str):
+    "Class decorator: a NamedTuple defined in a notebook takes the name it has in `module`, so numba's cache finds it."
+    def rename(cls: type) -> type:
+        if cls.__module__ != "__main__": return cls  # defined in the package: already found by name
+        try: home = importlib.import_module(module)
+        except ImportError: return cls  # not exported yet: it compiles every run, as before
+        cls.__module__ = module
+        setattr(home, cls.__qualname__, cls)  # the name now leads to this class
+        return cls
+    return rename
+
 # %% ../nbs/06_engine.ipynb #e5274f85
 ROOT = 0  # node index of every tree's root
 UNVISITED = -1  # edge_child of an edge never walked
 
+@named_for_numba("santorini_az.engine")
 class Tree(NamedTuple):
     """A batch of B search trees with up to N nodes and E edges each (node ROOT = 0 is the root).
 
@@ -328,6 +342,7 @@ def descend(tree, g, c_puct, fpu_value, root_edge, path_nodes, path_edges) -> tu
 NO_LEAF = -1  # Games.leaf of a game that has done its simulations and waits to move
 MAX_PLIES = 4 + CELLS * DOME + 1  # every move after setup builds one level, so a game ends within 105 actions
 
+@named_for_numba("santorini_az.engine")
 class Games(NamedTuple):
     """Bookkeeping for B game slots searching with trees of up to N nodes; L = MAX_PLIES.
 
@@ -415,6 +430,7 @@ def empty_games(batch: int, max_nodes: int) -> Games:
         log_action=np.zeros((b, l), np.int16))
 
 # %% ../nbs/06_engine.ipynb #480a57f4
+@named_for_numba("santorini_az.engine")
 class GumbelSettings(NamedTuple):
     """Gumbel's knobs for compiled code; `actions` = 0 means PUCT at the root.
 

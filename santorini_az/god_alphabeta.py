@@ -17,7 +17,7 @@ from numba import njit
 
 from .alphabeta import (DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND, N_TERMS,
                                     T_THREAT, UPPER, chebyshev, evaluation_terms, zobrist_hash)
-from .engine import NEIGHBOURS, UNPLACED, is_occupied
+from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
 from .gods import GODS, GodState, Turn, format_turn, god_apply, god_legal_turns, god_winner
@@ -299,6 +299,7 @@ def compiled_turns(state: GodState) -> list[Turn]:
     return [unpack_turn(turns[i]) for i in range(n)]
 
 # %% ../nbs/11b_god_alphabeta.ipynb #70dec9f4
+@named_for_numba("santorini_az.god_alphabeta")
 class PerftBuffers(NamedTuple):
     "Per depth d: turns [d, MAX_TURNS, 3] int8, wins [d, MAX_TURNS] int8, the child position heights [d, 25], workers [d, 4]."
     turns: np.ndarray
@@ -364,6 +365,7 @@ MAX_PLY = 32  # deepest line the search can follow
 NODES, NODE_LIMIT, ABORTED, USE_TT, ROOT_MOVE, ROOT_UPDATED, TT_CUTOFFS = range(7)  # counters in GodTables.stats
 HISTORY = 126 * 126  # history entries: (first step, last step) of a turn
 
+@named_for_numba("santorini_az.god_alphabeta")
 class GodTables(NamedTuple):
     """Everything the compiled god search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
 

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from numba import njit
 
-from .engine import UNPLACED, GameRecord, add_root_noise, backup, choose_edge, expand_node, select_edge
+from .engine import (UNPLACED, GameRecord, add_root_noise, backup, choose_edge, expand_node, named_for_numba,
+                                 select_edge)
 from .game import CELLS, DOME, SIZE
 from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, generate_turns,
                                         god_state_arrays, turn_buffers)
@@ -49,6 +50,7 @@ MY_GOD_PLANE, THEIR_GOD_PLANE = GOD_PLANE_NAMES.index("MY_MORTAL"), GOD_PLANE_NA
 NO_CLIMB_PLANE, MOVED_PLANE, FROM_PLANE, VIA_PLANE, BUILT_PLANE = (
     GOD_PLANE_NAMES.index(name) for name in ("NO_CLIMB", "MOVED", "FROM", "VIA", "BUILT"))
 
+@named_for_numba("santorini_az.god_engine")
 class GodTree(NamedTuple):
     """A batch of B search trees over god nodes, N nodes and E = 126 N edges each (node ROOT = 0 is the root).
 
@@ -261,6 +263,7 @@ def god_descend(t, g, c_puct, fpu_value, path_nodes, path_edges, turns, wins) ->
 # %% ../nbs/11c_god_engine.ipynb #55752897
 NO_LEAF = -1  # GodSlots.leaf of a game that waits for nothing
 
+@named_for_numba("santorini_az.god_engine")
 class GodSlots(NamedTuple):
     """Bookkeeping for B game slots searching trees of up to N nodes; L = the most decisions a game may record.
 

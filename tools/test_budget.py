@@ -1,6 +1,6 @@
 """The test command's budget, printed at its end so that every CI log shows what the suite costs and where: the wall
 time of each phase, the slowest notebooks (from `nbdev-test --timing`'s lines) and the slowest tests (from pytest's
-JUnit XML files). Printed, never asserted: timings differ between machines.
+JUnit XML files), and the test modules that cost the most in all. Printed, never asserted: timings differ between machines.
 
     python tools/test_budget.py --phases PHASES_FILE --notebooks NBDEV_LOG --tests JUNIT_XML [JUNIT_XML ...] [--top 10]
 
@@ -42,10 +42,19 @@ def tests(path: Path) -> list[tuple[str, float]]:
     return sorted(rows, key=lambda row: -row[1])
 
 
-def table(title: str, rows: list[tuple[str, float]], top: int) -> list[str]:
+def modules(rows: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    "(test module, seconds of all its tests), the costliest first: where a cut pays most."
+    totals: dict[str, float] = {}
+    for test_id, seconds in rows:
+        module = test_id.split("::")[0]
+        totals[module] = totals.get(module, 0.0) + seconds
+    return sorted(totals.items(), key=lambda row: -row[1])
+
+
+def table(title: str, rows: list[tuple[str, float]], top: int, slowest: str = "slowest") -> list[str]:
     if not rows: return [f"{title}: none recorded"]
     width = max(len(name) for name, _ in rows[:top])
-    return [f"{title} (the {min(top, len(rows))} slowest of {len(rows)}, {sum(s for _, s in rows):.0f} s in all):"] + \
+    return [f"{title} (the {min(top, len(rows))} {slowest} of {len(rows)}, {sum(s for _, s in rows):.0f} s in all):"] + \
            [f"  {seconds:7.1f} s  {name:<{width}}" for name, seconds in rows[:top]]
 
 
@@ -61,7 +70,9 @@ def main(argv: list[str] | None = None) -> None:
     lines += [f"  {seconds:7.1f} s  {name}" for name, seconds in rows]
     lines += [f"  {sum(s for _, s in rows):7.1f} s  in all ({sum(s for _, s in rows) / 60:.1f} min)"]
     lines += table("notebooks", notebooks(args.notebooks), args.top)
-    lines += table("tests", sorted((row for path in args.tests for row in tests(path)), key=lambda row: -row[1]), args.top)
+    every_test = sorted((row for path in args.tests for row in tests(path)), key=lambda row: -row[1])
+    lines += table("tests", every_test, args.top)
+    lines += table("test modules", modules(every_test), args.top, slowest="costliest")
     print("\n".join(lines))
 
 

@@ -29,15 +29,15 @@ from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import (REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match, wilson_interval,
                                 fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
-                                 read_run_file, remove_stale_temporaries)
+                                 read_run_file, remove_stale_temporaries, TimeBudget)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
-from .progress import Progress
+from .progress import Progress, summary_line
 
 # %% auto #0
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'STAGE_FUNCTIONS', 'Mortal', 'game_variant', 'load_network', 'Loop',
            'stage_init', 'stage_holdout', 'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena',
-           'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'plan_iterations',
-           'load_plan', 'TimeBudget', 'check_run_files', 'run_training', 'summary_line']
+           'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'measured_before',
+           'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -292,66 +292,10 @@ def iteration_seconds(records: list[Record]) -> dict[int, float]:
         if r.iteration in finished: seconds[r.iteration] = seconds.get(r.iteration, 0.0) + r.seconds
     return seconds
 
-def plan_iterations(iteration: int, left: float, measured: list[float]) -> dict:
-    """The plan made as `iteration` starts, with `left` seconds of the budget left and `measured` the seconds of the
-    iterations finished so far: the last iteration planned (None before one is measured), whether this is it, and why."""
-    if not measured:
-        return {"iteration": iteration, "iterations": None, "last": left <= 0,
-                "why": "nothing measured yet: this iteration's time sets the plan"}
-    recent = measured[-4:]
-    each = sum(recent) / len(recent)
-    more = max(1, round(left / each))  # this one included
-    return {"iteration": iteration, "iterations": iteration - 1 + more, "last": more == 1,
-            "seconds_left": round(left, 1), "seconds_per_iteration": round(each, 2),
-            "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last "
-                   f"{len(recent)}): {more} more, this one included"}
+def measured_before(records: list[Record], iteration: int) -> list[float]:
+    "The seconds of the iterations finished before `iteration` (iteration 0, the setup, not counted): what plans use."
+    return [s for i, s in sorted(iteration_seconds(records).items()) if 0 < i < iteration]
 
-# %% ../nbs/10a_loop.ipynb #af0850e3
-def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
-    "The seconds spent and the plans by iteration saved in a run's plan.json (ValueError if it is not such a file)."
-    data = json.loads(Path(path).read_text())
-    if not isinstance(data, dict) or not isinstance(data.get("plans"), list):
-        raise ValueError("not a plan: expected a JSON object with 'spent_seconds' and a list of 'plans'")
-    return float(data["spent_seconds"]), {int(p["iteration"]): dict(p) for p in data["plans"]}
-
-class TimeBudget:
-    "A run's `hours`: the wall-clock seconds spent across sessions and the plan made as each iteration starts (plan.json)."
-
-    def __init__(self, run: RunDirectory, config: RunConfig, records: list[Record]):
-        self.run, self.seconds, self.fills = run, config.hours * 3600, config.iterations == 0
-        spent, self.plans = read_run_file(run.plan_path, load_plan) if run.plan_path.exists() else (None, {})
-        self.spent_before = sum(r.seconds for r in records) if spent is None else spent
-        self.session_start = time.time()
-
-    def spent(self) -> float: return self.spent_before + time.time() - self.session_start
-    def left(self) -> float: return self.seconds - self.spent()
-
-    def plan_for(self, iteration: int, records: list[Record], say: Callable[[str], None] = print) -> dict:
-        "The plan of `iteration`: the one made when it started (unless the budget changed since), or a new one, saved."
-        plan = self.plans.get(iteration)
-        if plan is None or plan["budget_seconds"] != self.seconds:
-            measured = [s for i, s in sorted(iteration_seconds(records).items()) if 0 < i < iteration]
-            plan = {**plan_iterations(iteration, self.left(), measured), "budget_seconds": self.seconds}
-            self.plans[iteration] = plan
-            self.save()
-            last = "the last" if plan["last"] else f"of {plan['iterations'] or '?'}"
-            say(f"plan: iteration {iteration} {last} ({plan['why']})")
-        return plan
-
-    def finished(self, iteration: int) -> bool:
-        "Whether `iteration` was planned as the run's last, under the current budget."
-        plan = self.plans.get(iteration)
-        return plan is not None and plan["last"] and plan["budget_seconds"] == self.seconds
-
-    def last_iteration(self) -> int | None:
-        "The last iteration of the latest plan (None: nothing measured yet)."
-        if not self.plans: return None
-        latest = self.plans[max(self.plans)]
-        return latest["iteration"] if latest["last"] else latest["iterations"]
-
-    def save(self) -> None:
-        self.run.write_json(self.run.plan_path, {"budget_seconds": self.seconds, "spent_seconds": round(self.spent(), 1),
-                                                 "plans": [self.plans[i] for i in sorted(self.plans)]})
 
 # %% ../nbs/10a_loop.ipynb #804250a8
 def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record]) -> None:
@@ -407,12 +351,12 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         run.write_json(run.config_path, config_to_dict(config))
         done = {(r.iteration, r.stage) for r in records}
         loop, ran = Loop(run, config, progress, pool), 0
-        budget = loop.budget = TimeBudget(run, config, records) if config.hours else None
+        budget = loop.budget = TimeBudget(run, config.hours, config.iterations == 0, records) if config.hours else None
         try:
             for iteration, stage in stages(config, budget.finished if budget and budget.fills else None):
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
-                if budget and budget.fills and iteration > 0: budget.plan_for(iteration, records, progress.say)
+                if budget and budget.fills and iteration > 0: budget.plan_for(iteration, measured_before(records, iteration), progress.say)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break
@@ -437,26 +381,3 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             loop.close()
             if pool is not None: pool.close()
     return run
-
-def summary_line(record: Record, timings: bool = True) -> str:
-    "One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour)."
-    v = record.values
-    busy = f", {record.cpu_seconds / max(record.seconds, 1e-9):.1f} cores" if record.cpu_seconds is not None else ""
-    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
-    if record.stage == "selfplay":
-        speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
-        return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \
-               f"{speed}false resignations {v['false_resignation_rate']:.0%}"
-    if record.stage == "train":
-        held = f", holdout {v['holdout_policy_loss']:.3f}/{v['holdout_value_loss']:.3f}" if "holdout_policy_loss" in v else ""
-        puzzles = (f", puzzles {v['puzzles_win1']:.0%}/{v['puzzles_win3']:.0%}/{v['puzzles_block']:.0%}"
-                   if "puzzles_win1" in v else "")  # runs made before chapter 9a have none
-        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held}{puzzles} lr {v['lr']:.2g}"
-    if record.stage == "arena":
-        verdict = "promoted" if v["promoted"] else "kept champion"
-        return f"{head}: vs {network_name(v['champion'])} {v['score']:.0%} " \
-               f"[{v['ci_low']:.0%}, {v['ci_high']:.0%}] of {v['games']}: {verdict}"
-    if record.stage == "evaluate" and not v.get("skipped"):
-        scores = " ".join(f"{k[9:]} {x:.0%}" for k, x in v.items() if k.startswith("score_vs_"))
-        return f"{head}: {scores}, Elo {v['elo']:.0f}"
-    return head

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 
+from .rundir import Record, network_name
+
 # %% auto #0
-__all__ = ['Progress', 'long_cell']
+__all__ = ['Progress', 'long_cell', 'summary_line']
 
 # %% ../nbs/25_progress.ipynb #aa0f4f48
 class Progress:
@@ -53,3 +55,27 @@ def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:
     minutes = f"about {round(seconds / 60)} minutes" if seconds >= 90 else f"about {round(seconds)} s"
     print(f"skipped: {what} ({minutes} on two cores); set RUN_LONG_CELLS = True near the top of the chapter to run it")
     return False
+
+# %% ../nbs/25_progress.ipynb #04668c68
+def summary_line(record: Record, timings: bool = True) -> str:
+    "One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour)."
+    v = record.values
+    busy = f", {record.cpu_seconds / max(record.seconds, 1e-9):.1f} cores" if record.cpu_seconds is not None else ""
+    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
+    if record.stage == "selfplay":
+        speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
+        return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \
+               f"{speed}false resignations {v['false_resignation_rate']:.0%}"
+    if record.stage == "train":
+        held = f", holdout {v['holdout_policy_loss']:.3f}/{v['holdout_value_loss']:.3f}" if "holdout_policy_loss" in v else ""
+        puzzles = (f", puzzles {v['puzzles_win1']:.0%}/{v['puzzles_win3']:.0%}/{v['puzzles_block']:.0%}"
+                   if "puzzles_win1" in v else "")  # runs made before chapter 9a have none
+        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held}{puzzles} lr {v['lr']:.2g}"
+    if record.stage == "arena":
+        verdict = "promoted" if v["promoted"] else "kept champion"
+        return f"{head}: vs {network_name(v['champion'])} {v['score']:.0%} " \
+               f"[{v['ci_low']:.0%}, {v['ci_high']:.0%}] of {v['games']}: {verdict}"
+    if record.stage == "evaluate" and not v.get("skipped"):
+        scores = " ".join(f"{k[9:]} {x:.0%}" for k, x in v.items() if k.startswith("score_vs_"))
+        return f"{head}: {scores}, Elo {v['elo']:.0f}"
+    return head

@@ -15,12 +15,13 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, asdict
 from pathlib import Path
+from typing import Callable
 
 from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
-           'remove_stale_temporaries']
+           'remove_stale_temporaries', 'plan_iterations', 'load_plan', 'TimeBudget']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -133,3 +134,66 @@ def remove_stale_temporaries(run: RunDirectory) -> list[Path]:
     stale = [p for p in run.root.rglob("*" + TEMPORARY_SUFFIX) if p.is_file()]
     for path in stale: path.unlink()
     return stale
+
+# %% ../nbs/23_rundir.ipynb #f84df3b9
+def plan_iterations(iteration: int, left: float, measured: list[float]) -> dict:
+    """The plan made as `iteration` starts, with `left` seconds of the budget left and `measured` the seconds of the
+    iterations finished so far: the last iteration planned (None before one is measured), whether this is it, and why."""
+    if not measured:
+        return {"iteration": iteration, "iterations": None, "last": left <= 0,
+                "why": "nothing measured yet: this iteration's time sets the plan"}
+    recent = measured[-4:]
+    each = sum(recent) / len(recent)
+    more = max(1, round(left / each))  # this one included
+    return {"iteration": iteration, "iterations": iteration - 1 + more, "last": more == 1,
+            "seconds_left": round(left, 1), "seconds_per_iteration": round(each, 2),
+            "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last "
+                   f"{len(recent)}): {more} more, this one included"}
+
+# %% ../nbs/23_rundir.ipynb #da4f3a8d
+def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
+    "The seconds spent and the plans by iteration saved in a run's plan.json (ValueError if it is not such a file)."
+    data = json.loads(Path(path).read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("plans"), list):
+        raise ValueError("not a plan: expected a JSON object with 'spent_seconds' and a list of 'plans'")
+    return float(data["spent_seconds"]), {int(p["iteration"]): dict(p) for p in data["plans"]}
+
+class TimeBudget:
+    "A run's `hours`: the wall-clock seconds spent across sessions and the plan made as each iteration starts (plan.json)."
+
+    def __init__(self, run: RunDirectory, hours: float, fills: bool, records: list[Record]):
+        "`fills`: the run has no count of iterations and plans as many as fit; else `hours` only caps it."
+        self.run, self.seconds, self.fills = run, hours * 3600, fills
+        spent, self.plans = read_run_file(run.plan_path, load_plan) if run.plan_path.exists() else (None, {})
+        self.spent_before = sum(r.seconds for r in records) if spent is None else spent
+        self.session_start = time.time()
+
+    def spent(self) -> float: return self.spent_before + time.time() - self.session_start
+    def left(self) -> float: return self.seconds - self.spent()
+
+    def plan_for(self, iteration: int, measured: list[float], say: Callable[[str], None] = print) -> dict:
+        """The plan of `iteration`: the one made when it started (unless the budget changed since), or a new one from
+        `measured`, the seconds of the iterations finished before it; saved."""
+        plan = self.plans.get(iteration)
+        if plan is None or plan["budget_seconds"] != self.seconds:
+            plan = {**plan_iterations(iteration, self.left(), measured), "budget_seconds": self.seconds}
+            self.plans[iteration] = plan
+            self.save()
+            last = "the last" if plan["last"] else f"of {plan['iterations'] or '?'}"
+            say(f"plan: iteration {iteration} {last} ({plan['why']})")
+        return plan
+
+    def finished(self, iteration: int) -> bool:
+        "Whether `iteration` was planned as the run's last, under the current budget."
+        plan = self.plans.get(iteration)
+        return plan is not None and plan["last"] and plan["budget_seconds"] == self.seconds
+
+    def last_iteration(self) -> int | None:
+        "The last iteration of the latest plan (None: nothing measured yet)."
+        if not self.plans: return None
+        latest = self.plans[max(self.plans)]
+        return latest["iteration"] if latest["last"] else latest["iterations"]
+
+    def save(self) -> None:
+        self.run.write_json(self.run.plan_path, {"budget_seconds": self.seconds, "spent_seconds": round(self.spent(), 1),
+                                                 "plans": [self.plans[i] for i in sorted(self.plans)]})

@@ -281,7 +281,7 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
 
 def test_a_fixed_count_with_hours_is_capped(tmp_path, monkeypatch):
     "With --iterations, --hours only caps: a spent budget stops the run before the next stage, and says so."
-    from santorini_az.loop import TimeBudget
+    from santorini_az.rundir import TimeBudget
     # A clock that does not depend on the machine's speed: nothing spent until the first stage is recorded, then all.
     monkeypatch.setattr(TimeBudget, "spent", lambda self: 0.0 if not self.run.records() else 1e9)
     config = apply_overrides(tiny(3), ["hours=0.00001"])

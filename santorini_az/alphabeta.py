@@ -32,7 +32,8 @@ __all__ = ['ZOBRIST_HEIGHT', 'ZOBRIST_WORKER', 'ZOBRIST_PLAYER', 'TERM_NAMES', '
            'LOWER', 'UPPER', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'AGE', 'SELDEPTH', 'ROOT_MOVE', 'ROOT_UPDATED',
            'TT_CUTOFFS', 'zobrist_tables', 'zobrist_hash', 'make_move', 'unmake_move', 'winning_action', 'chebyshev',
            'evaluation_terms', 'evaluate_position', 'evaluation_table', 'Tables', 'make_tables', 'tt_store', 'tt_probe',
-           'negamax', 'AlphaBetaConfig', 'SearchResult', 'AlphaBeta', 'Brain', 'bench_alphabeta', 'AlphaBetaPlayer']
+           'pick_next', 'note_best', 'negamax', 'AlphaBetaConfig', 'score_text', 'SearchResult', 'AlphaBeta', 'Brain',
+           'bench_alphabeta', 'AlphaBetaPlayer']
 
 # %% ../nbs/11_alphabeta.ipynb #7ac11d33
 def zobrist_tables(seed: int = 2024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -292,19 +293,20 @@ def _order_moves(t, moves, n, player, ply, tt_move) -> None:
         moves[i] = (order << 8) | action
 
 @njit(cache=True)
-def _pick_next(moves, i, n) -> int:
-    "Swap the best-ordered of `moves[i:n]` into place `i` and return its action (a lazy selection sort)."
+def pick_next(moves, i, n, mask) -> int:
+    """Swap the best-ordered of `moves[i:n]` into place `i` and return its low bits, `moves[i] & mask` (here the
+    action, under its ordering score; chapter 11b's god search orders turns the same way): a lazy selection sort."""
     top = i
     for j in range(i + 1, n):
         if moves[j] > moves[top]: top = j
     chosen = moves[top]
     moves[top] = moves[i]
     moves[i] = chosen
-    return chosen & 255
+    return chosen & mask
 
 @njit(cache=True)
-def _note_best(t, ply, action) -> None:
-    "`action` is the best move so far at `ply`: it heads the node's principal variation."
+def note_best(t, ply, action) -> None:
+    "`action` is the best move so far at `ply`: it heads the node's principal variation (11b: a turn's id)."
     t.pv[ply, ply] = action
     for k in range(ply + 1, t.pv_length[ply + 1]): t.pv[ply, k] = t.pv[ply + 1, k]
     t.pv_length[ply] = max(t.pv_length[ply + 1], ply + 1)
@@ -332,7 +334,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
     if win >= 0:
         t.pv[ply, ply] = win
         t.pv_length[ply + 1] = ply + 1
-        _note_best(t, ply, win)
+        note_best(t, ply, win)
         return MATE - ply - 1
     if depth <= 0 or ply >= MAX_PLY - 1: return evaluate_position(heights, workers, player, ply, t.weights, t.terms)
     alpha_start, tt_move = alpha, -1
@@ -344,7 +346,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
                                           or (bound == UPPER and score <= alpha)):
                 stats[TT_CUTOFFS] += 1
                 t.pv_length[ply + 1] = ply + 1
-                _note_best(t, ply, move)
+                note_best(t, ply, move)
                 return score
     moves = t.moves[ply]
     n = legal_actions_into(heights, workers, player, moves)
@@ -352,7 +354,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
     _order_moves(t, moves, n, player, ply, tt_move)  # 3, 4. killers and history
     best, best_move = -INFINITY, -1
     for i in range(n):
-        action = _pick_next(moves, i, n)
+        action = pick_next(moves, i, n, 255)
         next_player, child_key, slot, here, build = make_move(heights, workers, player, key, action)
         sign = 1 if next_player == player else -1  # a first placement: the same player moves again
         low, high = (alpha, beta) if sign == 1 else (-beta, -alpha)
@@ -368,7 +370,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
             best, best_move = score, action
             if score > alpha:
                 alpha = score
-                _note_best(t, ply, action)
+                note_best(t, ply, action)
                 if alpha >= beta:
                     _note_cutoff(t, ply, player, action, depth)
                     break
@@ -389,6 +391,12 @@ class AlphaBetaConfig:
     brain: str | None = None  # file of the permanent brain (see below); None leaves it off
     brain_margin: int = 150  # a score jump (cp) between iterations that puts the root in the brain
 
+def score_text(score: int) -> str:
+    "A score as the protocol writes it: 'cp 35', 'win 3' (plies to the win) or 'loss 2'."
+    if score > MATE_BOUND: return f"win {MATE - score}"
+    if score < -MATE_BOUND: return f"loss {MATE + score}"
+    return f"cp {score}"
+
 @dataclass
 class SearchResult:
     "What a search found: the action to play (an index 0-152), its score for the player to move, and statistics."
@@ -401,11 +409,7 @@ class SearchResult:
     seldepth: int = 0
 
     @property
-    def score_text(self) -> str:
-        "The score as the protocol writes it: 'cp 35', 'win 3' (plies to the win) or 'loss 2'."
-        if self.score > MATE_BOUND: return f"win {MATE - self.score}"
-        if self.score < -MATE_BOUND: return f"loss {MATE + self.score}"
-        return f"cp {self.score}"
+    def score_text(self) -> str: return score_text(self.score)
 
     def pv_text(self, state: State) -> str:
         "The principal variation in move notation."

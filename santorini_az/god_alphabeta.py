@@ -15,8 +15,9 @@ from typing import Callable, NamedTuple
 import numpy as np
 from numba import njit
 
-from .alphabeta import (DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND, N_TERMS,
-                                    T_THREAT, UPPER, chebyshev, evaluation_terms, zobrist_hash)
+from .alphabeta import (ABORTED, DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND,
+                                    N_TERMS, NODE_LIMIT, NODES, ROOT_MOVE, ROOT_UPDATED, T_THREAT, TT_CUTOFFS, UPPER,
+                                    USE_TT, chebyshev, evaluation_terms, note_best, pick_next, score_text, zobrist_hash)
 from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
@@ -25,14 +26,13 @@ from .gods import GODS, GodState, Turn, format_turn, god_apply, god_legal_turns,
 # %% auto #0
 __all__ = ['MORTAL', 'APOLLO', 'ARTEMIS', 'ATHENA', 'ATLAS', 'DEMETER', 'HEPHAESTUS', 'HERMES', 'MINOTAUR', 'PAN', 'PROMETHEUS',
            'TURN_STEPS', 'NO_STEP', 'TURN_BOUNDS', 'MAX_TURNS', 'FREE', 'NEAR', 'GOD_KEYS', 'ATHENA_KEY',
-           'DOUBLE_THREAT', 'MAX_PLY', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'ROOT_MOVE', 'ROOT_UPDATED',
-           'TT_CUTOFFS', 'HISTORY', 'pack_turn', 'unpack_turn', 'can_build', 'step_target', 'behind', 'do_move',
-           'undo_move', 'emit', 'emit_builds', 'artemis_seconds', 'prometheus_turns', 'hermes_spots', 'hermes_builds',
-           'hermes_walks', 'generate_turns', 'apply_turn', 'winner_of', 'god_state_arrays', 'turn_buffers',
-           'compiled_turns', 'PerftBuffers', 'perft_buffers', 'perft_arrays', 'compiled_perft', 'god_hash', 'turn_id',
-           'god_evaluate', 'GodTables', 'make_god_tables', 'tt_save', 'tt_load', 'history_index', 'order_turns',
-           'pick_next', 'note_best', 'note_cutoff', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id', 'GodSearchResult',
-           'GodAlphaBeta', 'GodAlphaBetaPlayer']
+           'DOUBLE_THREAT', 'MAX_PLY', 'HISTORY', 'ROW_MASK', 'pack_turn', 'unpack_turn', 'can_build', 'step_target',
+           'behind', 'do_move', 'undo_move', 'emit', 'emit_builds', 'artemis_seconds', 'prometheus_turns',
+           'hermes_spots', 'hermes_builds', 'hermes_walks', 'generate_turns', 'apply_turn', 'winner_of',
+           'god_state_arrays', 'turn_buffers', 'compiled_turns', 'PerftBuffers', 'perft_buffers', 'perft_arrays',
+           'compiled_perft', 'god_hash', 'turn_id', 'god_evaluate', 'GodTables', 'make_god_tables', 'tt_save',
+           'tt_load', 'history_index', 'order_turns', 'note_cutoff', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id',
+           'GodSearchResult', 'GodAlphaBeta', 'GodAlphaBetaPlayer']
 
 # %% ../nbs/11b_god_alphabeta.ipynb #7366e9a8
 MORTAL, APOLLO, ARTEMIS, ATHENA, ATLAS, DEMETER, HEPHAESTUS, HERMES, MINOTAUR, PAN, PROMETHEUS = range(len(GODS))
@@ -362,8 +362,8 @@ def god_evaluate(heights, workers, player, weights, terms) -> int:
 
 # %% ../nbs/11b_god_alphabeta.ipynb #1eb3b52c
 MAX_PLY = 32  # deepest line the search can follow
-NODES, NODE_LIMIT, ABORTED, USE_TT, ROOT_MOVE, ROOT_UPDATED, TT_CUTOFFS = range(7)  # counters in GodTables.stats
 HISTORY = 126 * 126  # history entries: (first step, last step) of a turn
+ROW_MASK = (1 << 14) - 1  # order[ply, i] = ordering score << 14 | the turn's row
 
 @named_for_numba("santorini_az.god_alphabeta")
 class GodTables(NamedTuple):
@@ -384,7 +384,7 @@ class GodTables(NamedTuple):
     history    [2, HISTORY] int64       per player and (first step, last step): sum of depth^2 over its cutoffs
     pv         [L+1, L+1] int64         triangular principal-variation table of turn ids
     pv_length  [L+1] int64
-    stats      [16] int64               counters and flags (NODES, NODE_LIMIT, ABORTED, USE_TT, ...)
+    stats      [16] int64               counters and flags, chapter 11's (NODES, NODE_LIMIT, ABORTED, USE_TT, ...)
     stop       [1] int64                set to 1 from another thread to stop the search
     weights    [N_TERMS] int64          the evaluation's weights
     terms      [N_TERMS] int64          scratch for the evaluation
@@ -464,24 +464,6 @@ def order_turns(t, ply, n, player, tt_move) -> None:
         order[i] = (score << 14) | i
 
 @njit(cache=True)
-def pick_next(order, i, n) -> int:
-    "Swap the best-ordered of `order[i:n]` into place `i` and return its row (a lazy selection sort)."
-    top = i
-    for j in range(i + 1, n):
-        if order[j] > order[top]: top = j
-    chosen = order[top]
-    order[top], order[i] = order[i], chosen
-    return chosen & 16383
-
-@njit(cache=True)
-def note_best(t, ply, tid) -> None:
-    "`tid` is the best turn so far at `ply`: it heads the node's principal variation."
-    t.pv[ply, ply] = tid
-    for k in range(ply + 1, t.pv_length[ply + 1]): t.pv[ply, k] = t.pv[ply + 1, k]
-    t.pv_length[ply] = max(t.pv_length[ply + 1], ply + 1)
-    if ply == 0: t.stats[ROOT_MOVE], t.stats[ROOT_UPDATED] = tid, 1
-
-@njit(cache=True)
 def note_cutoff(t, ply, player, turn, depth) -> None:
     "`turn` refuted the node: remember it as a killer and in the history."
     tid = turn_id(turn)
@@ -516,7 +498,7 @@ def god_negamax(t, ply, player, athena_moved_up, depth, alpha, beta) -> int:
     order_turns(t, ply, n, player, tt_move)  # 3. killers and history
     best, best_move = -INFINITY, -1
     for k in range(n):
-        i = pick_next(t.order[ply], k, n)
+        i = pick_next(t.order[ply], k, n, ROW_MASK)
         child_heights, child_workers = t.heights[ply + 1], t.workers[ply + 1]
         child_heights[:] = heights
         child_workers[:] = workers
@@ -566,11 +548,7 @@ class GodSearchResult:
     pv: list = field(default_factory=list)  # the principal variation: turns from the root
 
     @property
-    def score_text(self) -> str:
-        "The score as chapter 11 writes it: 'cp 35', 'win 3' (plies to the win) or 'loss 2'."
-        if self.score > MATE_BOUND: return f"win {MATE - self.score}"
-        if self.score < -MATE_BOUND: return f"loss {MATE + self.score}"
-        return f"cp {self.score}"
+    def score_text(self) -> str: return score_text(self.score)  # chapter 11's: 'cp 35', 'win 3' or 'loss 2'
 
     @property
     def seldepth(self) -> int: return self.depth  # every line is searched to the full depth (no extensions)

@@ -356,7 +356,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             for iteration, stage in stages(config, budget.finished if budget and budget.fills else None):
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
-                if budget and budget.fills and iteration > 0: budget.plan_for(iteration, measured_before(records, iteration), progress.say)
+                if budget and budget.fills and iteration > 0:
+                    budget.plan_for(iteration, measured_before(records, iteration), progress.say)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break

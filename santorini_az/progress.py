@@ -57,11 +57,13 @@ def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:
     return False
 
 # %% ../nbs/25_progress.ipynb #04668c68
-def summary_line(record: Record, timings: bool = True) -> str:
-    "One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour)."
+def summary_line(record: Record, timings: bool = True, markup: bool = True) -> str:
+    """One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour;
+    `markup=False` leaves out rich's bold, for plain text)."""
     v = record.values
     busy = f", {record.cpu_seconds / max(record.seconds, 1e-9):.1f} cores" if record.cpu_seconds is not None else ""
-    head = f"[bold]{record.stage:>10}[/bold] it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
+    stage = f"[bold]{record.stage:>10}[/bold]" if markup else f"{record.stage:>10}"
+    head = f"{stage} it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
     if record.stage == "selfplay":
         speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
         return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \

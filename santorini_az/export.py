@@ -23,18 +23,23 @@ from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode_batch
 from .files import atomic_path, check_destination
+from safetensors import safe_open
+
 from .game import initial_state, legal_actions
+from .god_encoding import N_GOD_ACTIONS, N_GOD_PLANES
+from .god_training import GOD_CHECKPOINT_FORMAT, GodNet, load_god_checkpoint
 from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
                                   measure_throughput)
+from .rundir import RunError
 
 # %% auto #0
-__all__ = ['ONNX_FORMAT', 'OPSET', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'export_onnx', 'onnx_metadata', 'OnnxEvaluator',
-           'OnnxFactory', 'game_positions', 'parity', 'compare_speed', 'quantize_int8', 'int8_accuracy', 'made_from',
-           'onnx_factory', 'export_command']
+__all__ = ['ONNX_FORMAT', 'OPSET', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'checkpoint_format', 'io_shape', 'export_onnx',
+           'onnx_metadata', 'OnnxEvaluator', 'OnnxFactory', 'game_positions', 'parity', 'compare_speed',
+           'quantize_int8', 'int8_accuracy', 'made_from', 'onnx_factory', 'export_command']
 
 # %% ../nbs/31_export.ipynb #e8e6b8f3
 class ReferenceHeads(nn.Module):
-    "`model` with the reference's outputs: planes [B, 5, 5, 9] -> (policy softmax [B, 153], value [B, 1])."
+    "`model` with the reference's outputs: planes [B, 5, 5, 9] -> (policy softmax [B, 153], value [B, 1]); a god network's are [B, 5, 5, 36] -> [B, 126]."
     def __init__(self, model: SantoriniNet):
         super().__init__()
         self.model = fold_batchnorm(model).eval()
@@ -50,33 +55,47 @@ OPSET = 17
 class ExportError(ValueError):
     "A checkpoint that cannot be exported, or an ONNX file that is not one of ours; the message says which."
 
+def checkpoint_format(path: Path) -> str | None:
+    "The `format` entry of the safetensors file at `path`: chapter 04's network or chapter 10b's god network (None: neither)."
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as f: return (f.metadata() or {}).get("format")
+    except Exception: return None  # not there, or not safetensors: `load_checkpoint` says which
+
 def _load_model(checkpoint_or_model) -> tuple[SantoriniNet, dict]:
-    "The network and its metadata from a checkpoint path, or a network as it is (metadata: its config)."
+    "The network (mortal or god) and its metadata from a checkpoint path, or a network as it is (metadata: its config)."
     if isinstance(checkpoint_or_model, nn.Module): return checkpoint_or_model, {"config": checkpoint_or_model.config}
     path = Path(checkpoint_or_model)
-    try: return load_checkpoint(path)
+    try:
+        if checkpoint_format(path) != GOD_CHECKPOINT_FORMAT: return load_checkpoint(path)
+        model, extra = load_god_checkpoint(path)
+        return model, {"config": model.config, **extra}
     except FileNotFoundError: raise ExportError(f"no checkpoint at {path}") from None
-    except (CheckpointError, OSError) as e: raise ExportError(f"cannot export {path}: {e}") from None
+    except (CheckpointError, RunError, OSError) as e: raise ExportError(f"cannot export {path}: {e}") from None
+
+def io_shape(model: SantoriniNet) -> tuple[str, int, int]:
+    "(game, input planes, policy outputs) of `model`: 'mortal', 9 and 153, or 'gods', 36 and 126 for a `GodNet`."
+    return ("gods", N_GOD_PLANES, N_GOD_ACTIONS) if isinstance(model, GodNet) else ("mortal", N_PLANES, N_ACTIONS)
 
 # %% ../nbs/31_export.ipynb #7098fe0a
-def _metadata(info: dict) -> dict[str, str]:
-    "The string-to-string metadata stored in the ONNX file: the format, the net config and the checkpoint's extras."
+def _metadata(model: SantoriniNet, info: dict) -> dict[str, str]:
+    "The string-to-string metadata stored in the ONNX file: the format, the game, the net config and the checkpoint's extras."
     extras = {k: v for k, v in info.items() if k not in ("config", "format_version")}
-    return {"format": ONNX_FORMAT, "config": json.dumps(asdict(info["config"])), "net": info["config"].name,
-            "checkpoint": json.dumps(extras, default=str), "input_layout": "NHWC [B, 5, 5, 9] float32",
-            "outputs": "policy: softmax [B, 153]; value: [B, 1] for the player to move"}
+    game, planes, actions = io_shape(model)
+    return {"format": ONNX_FORMAT, "game": game, "config": json.dumps(asdict(info["config"])), "net": info["config"].name,
+            "checkpoint": json.dumps(extras, default=str), "input_layout": f"NHWC [B, 5, 5, {planes}] float32",
+            "outputs": f"policy: softmax [B, {actions}]; value: [B, 1] for the player to move"}
 
 def export_onnx(checkpoint_or_model, out_path: str | Path, opset: int = OPSET) -> Path:
-    "Write the network (a checkpoint path or a `SantoriniNet`) to `out_path` as ONNX with the reference contract."
+    "Write the network (a checkpoint path, a `SantoriniNet` or a `GodNet`) to `out_path` as ONNX with the reference contract."
     model, info = _load_model(checkpoint_or_model)
-    heads, example = ReferenceHeads(model.cpu().float()), torch.zeros(2, BOARD, BOARD, N_PLANES)
+    heads, example = ReferenceHeads(model.cpu().float()), torch.zeros(2, BOARD, BOARD, io_shape(model)[1])
     out_path = Path(out_path)
     with atomic_path(out_path) as temporary, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter announces its deprecation
         torch.onnx.export(heads, (example,), temporary, input_names=["input"], output_names=["policy", "value"],
                           opset_version=opset, dynamo=False, dynamic_axes={n: {0: "batch"} for n in ("input", "policy", "value")})
         graph = onnx.load(temporary)
-        for key, value in _metadata(info).items(): graph.metadata_props.add(key=key, value=value)
+        for key, value in _metadata(model, info).items(): graph.metadata_props.add(key=key, value=value)
         graph.doc_string = "santorini_az policy-value network (see metadata 'config')"
         onnx.checker.check_model(graph, full_check=True)
         onnx.save(graph, temporary)
@@ -94,9 +113,11 @@ def onnx_metadata(path: str | Path) -> dict[str, str]:
 
 # %% ../nbs/31_export.ipynb #cad48ac6
 class OnnxEvaluator:
-    "The evaluator contract on onnxruntime: planes [B, 5, 5, 9] float32 -> (log-policy logits [B, 153], values [B])."
+    "The evaluator contract on onnxruntime: planes [B, 5, 5, 9] float32 -> (log-policy logits [B, 153], values [B]); a god network's [B, 5, 5, 36] -> [B, 126]."
     def __init__(self, path: str | Path, threads: int = 1):
         self.metadata = onnx_metadata(path)
+        gods = self.metadata.get("game") == "gods"  # files from before the god networks name no game: mortal
+        self.planes, self.actions = (N_GOD_PLANES, N_GOD_ACTIONS) if gods else (N_PLANES, N_ACTIONS)
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -104,9 +125,9 @@ class OnnxEvaluator:
 
     def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         planes = np.ascontiguousarray(planes, dtype=np.float32)
-        if planes.ndim != 4 or planes.shape[1:] != (BOARD, BOARD, N_PLANES):
-            raise ValueError(f"expected planes of shape [B, 5, 5, 9], got {list(planes.shape)}")
-        if len(planes) == 0: return np.zeros((0, N_ACTIONS), np.float32), np.zeros(0, np.float32)
+        if planes.ndim != 4 or planes.shape[1:] != (BOARD, BOARD, self.planes):
+            raise ValueError(f"expected planes of shape [B, 5, 5, {self.planes}], got {list(planes.shape)}")
+        if len(planes) == 0: return np.zeros((0, self.actions), np.float32), np.zeros(0, np.float32)
         policy, value = self.session.run(["policy", "value"], {"input": planes})
         return np.log(np.maximum(policy, np.finfo(np.float32).tiny)), value[:, 0]
 

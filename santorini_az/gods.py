@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -72,9 +73,14 @@ class Step(NamedTuple):
 
 Turn = tuple  # a turn: a tuple of Steps, played in order
 
+# A Step never changes, and Hermes lists thousands of turns a position: each maker hands out one shared Step per cell.
+@cache
 def place(cell: int) -> Step: return Step("place", cell)
+@cache
 def move(worker: int, cell: int) -> Step: return Step("move", cell, worker)
+@cache
 def build(cell: int) -> Step: return Step("build", cell)
+@cache
 def dome(cell: int) -> Step: return Step("dome", cell)
 
 # %% ../nbs/01b_gods.ipynb #239c2c98
@@ -230,9 +236,10 @@ def hermes_turns(play: Play, god: str, may_climb: bool = True) -> list[Turn]:
     "Hermes: the ordinary turn, or both workers walk along their levels (even not at all), then either builds."
     turns = mortal_turns(play, god, may_climb)
     for spot in hermes_spots(play):
-        walked = Play(play.heights, spot, play.theirs, tuple(move(w, to) for w, to in enumerate(spot) if to != play.mine[w]))
+        walk = tuple(move(w, to) for w, to in enumerate(spot) if to != play.mine[w])
+        walked = Play(play.heights, spot, play.theirs)
         cells = sorted({cell for w in range(len(spot)) for cell in build_cells(walked, w)})
-        turns += [play_build(walked, cell).steps for cell in cells]
+        turns += [walk + (build(cell),) for cell in cells]  # the steps only: no board after each build (thousands)
     return list(dict.fromkeys(turns))  # a one-step Hermes walk is also an ordinary turn: list it once
 
 TURNS = {"artemis": artemis_turns, "prometheus": prometheus_turns, "hermes": hermes_turns}  # the rest: mortal_turns

@@ -174,3 +174,64 @@ def test_onnx_factory_plays_on_the_engine_in_worker_processes(exported):
     _, _, path = exported
     records = play_games(OnnxFactory(str(path)), 2, SearchConfig(simulations=8), games_in_flight=2, workers=2)
     assert len(records) == 2
+
+
+# ---- the god network (chapter 10b's GodNet): 36 planes in, 126 sub-actions out ----------------------------------------
+
+def _god_planes(count: int, seed: int) -> np.ndarray:
+    "Planes [count, 5, 5, 36] of decision nodes of random god games."
+    import random
+    from santorini_az.god_encoding import encode_nodes, prefix_nodes, random_god_positions
+    from santorini_az.gods import GODS
+    rng, nodes = random.Random(seed), []
+    while len(nodes) < count:
+        for state in random_god_positions((rng.choice(GODS), rng.choice(GODS)), rng, turns=40):
+            nodes.append(rng.choice(prefix_nodes(state)))
+    return encode_nodes(nodes[:count])
+
+
+@pytest.fixture(scope="module")
+def god_exported(tmp_path_factory):
+    "A god network with real-looking batch norms, its checkpoint (chapter 10b's format) and its ONNX export."
+    from santorini_az.god_training import GodNet, save_god_checkpoint
+    folder = tmp_path_factory.mktemp("god_export")
+    torch.manual_seed(3)
+    model = GodNet(NetConfig(16, 2)).train()
+    with torch.no_grad():
+        for batch in range(3): model(torch.from_numpy(_god_planes(128, seed=batch)))
+        model.policy_fc.weight.mul_(8.0)
+    model.eval()
+    checkpoint = folder / "god.safetensors"
+    save_god_checkpoint(checkpoint, model, iteration=5)
+    export_command(checkpoint, folder / "god.onnx")  # the command, as a user runs it
+    return model, checkpoint, folder / "god.onnx"
+
+
+def test_a_god_checkpoint_exports_with_its_own_shapes_and_game(god_exported):
+    from santorini_az.god_encoding import N_GOD_ACTIONS
+    model, _, path = god_exported
+    graph = onnx.load(str(path))
+    shapes = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in [*graph.graph.input, *graph.graph.output]}
+    assert shapes == {"input": ["batch", 5, 5, 36], "policy": ["batch", N_GOD_ACTIONS], "value": ["batch", 1]}
+    metadata = onnx_metadata(path)
+    assert metadata["game"] == "gods" and json.loads(metadata["checkpoint"]) == {"iteration": 5}
+    planes = _god_planes(300, seed=9)
+    result = parity(model, path, planes)
+    assert result["policy"] <= 1e-4 and result["value"] <= 1e-4, result
+    evaluator = OnnxEvaluator(path)
+    logits, values = evaluator.evaluate(planes[:4])
+    assert logits.shape == (4, N_GOD_ACTIONS) and values.shape == (4,)
+    with pytest.raises(ValueError, match=r"\[B, 5, 5, 36\]"): evaluator.evaluate(random_planes(1, seed=0))
+
+
+def test_the_shipped_god_onnx_is_the_shipped_god_checkpoint():
+    "web/public/models/god_champion.onnx (what the browser plays) computes what santorini_az/models/god_champion.safetensors does."
+    from pathlib import Path
+    from santorini_az.god_engine import GOD_CHAMPION
+    from santorini_az.god_training import load_god_checkpoint
+    shipped = Path(__file__).resolve().parent.parent / "web" / "public" / "models" / "god_champion.onnx"
+    model, extra = load_god_checkpoint(GOD_CHAMPION)
+    assert json.loads(onnx_metadata(shipped)["checkpoint"]) == extra
+    result = parity(model, shipped, _god_planes(400, seed=11))
+    assert result["policy"] <= 1e-4 and result["value"] <= 1e-4, result

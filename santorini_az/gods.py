@@ -19,9 +19,9 @@ from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, has_c
 from .notation import NotationError, cell_name, format_position, parse_cell, parse_position
 
 # %% auto #0
-__all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start', 'Step', 'place', 'move',
-           'build', 'dome', 'Play', 'start_play', 'beyond', 'play_move', 'play_build', 'can_step', 'free_targets',
-           'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build', 'atlas_builds',
+__all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start', 'Step',
+           'place', 'move', 'build', 'dome', 'Play', 'start_play', 'beyond', 'play_move', 'play_build', 'can_step',
+           'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build', 'atlas_builds',
            'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns', 'prometheus_turns',
            'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner', 'god_perft', 'turn_of_action',
            'format_god_position', 'parse_god_position', 'format_turn', 'parse_turn', 'play_turns', 'board_symmetries',
@@ -218,6 +218,8 @@ def prometheus_turns(play: Play, god: str, may_climb: bool = True) -> list[Turn]
     return mortal_turns(play, god, may_climb) + finish(moved, god)
 
 # %% ../nbs/01b_gods.ipynb #95a58e96
+AROUND = tuple(frozenset(to for to in STEPS[cell] if to is not None) for cell in range(CELLS))  # each cell's neighbours
+
 def hermes_spots(play: Play) -> list[tuple[int, ...]]:
     "Every pair of cells the two workers can reach by stepping along their own levels, one worker at a time."
     seen, frontier = {play.mine}, [play.mine]
@@ -235,10 +237,11 @@ def hermes_spots(play: Play) -> list[tuple[int, ...]]:
 def hermes_turns(play: Play, god: str, may_climb: bool = True) -> list[Turn]:
     "Hermes: the ordinary turn, or both workers walk along their levels (even not at all), then either builds."
     turns = mortal_turns(play, god, may_climb)
+    # `build_cells` of either worker, by set arithmetic: a flat board has hundreds of spots, each with a dozen builds
+    buildable = {cell for cell in range(CELLS) if play.heights[cell] != DOME} - set(play.theirs)
     for spot in hermes_spots(play):
         walk = tuple(move(w, to) for w, to in enumerate(spot) if to != play.mine[w])
-        walked = Play(play.heights, spot, play.theirs)
-        cells = sorted({cell for w in range(len(spot)) for cell in build_cells(walked, w)})
+        cells = sorted(set().union(*(AROUND[here] for here in spot)) & buildable - set(spot))
         turns += [walk + (build(cell),) for cell in cells]  # the steps only: no board after each build (thousands)
     return list(dict.fromkeys(turns))  # a one-step Hermes walk is also an ordinary turn: list it once
 

@@ -17,11 +17,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import santorini_az
-from .export import ExportError, export_onnx
+from .export import ExportError, checkpoint_format, export_onnx
+from .god_training import GOD_CHECKPOINT_FORMAT
 from .rundir import RunDirectory
 
 # %% auto #0
-__all__ = ['DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer', 'start_server', 'serve_command']
+__all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer',
+           'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
@@ -36,6 +38,10 @@ def champion_checkpoint(run_dir: str | Path) -> tuple[int, Path] | None:
     return int(record["iteration"]), run.root / record["checkpoint"]
 
 # %% ../nbs/32_serve.ipynb #a06bac84
+# The networks the app ships (web/public/models/, chapter 31's exports): the game the run does not train plays these.
+SHIPPED_MORTAL = {"id": "shipped", "name": "the shipped champion", "url": "champion.onnx"}
+SHIPPED_GOD = {"id": "shipped-god", "name": "the shipped god network", "url": "god_champion.onnx"}
+
 class ChampionModels:
     "The ONNX exports of a run's champions, made on demand into `cache_dir`, and the manifest the page polls."
     def __init__(self, run_dir: str | Path, cache_dir: str | Path):
@@ -45,16 +51,22 @@ class ChampionModels:
     def file_name(self, iteration: int) -> str: return f"champion-{iteration:04d}.onnx"
 
     def manifest(self) -> dict:
-        "{'id', 'name', 'url'} of the current champion (url None, with a 'reason', when there is none to load)."
+        "The run's champion ({'id', 'name', 'url'}) for its game, and the app's shipped network for the other game."
+        champion, gods = self.champion()
+        if gods: return {**SHIPPED_MORTAL, "god": champion}
+        return {**champion, "god": SHIPPED_GOD}
+
+    def champion(self) -> tuple[dict, bool]:
+        "{'id', 'name', 'url'} of the current champion (url None, with a 'reason', when there is none), and is it a god network?"
         try: champion = champion_checkpoint(self.run_dir)
-        except ServeError as e: return {"id": "unreadable", "name": "none", "url": None, "reason": str(e)}
-        if champion is None: return {"id": "none", "name": "none", "url": None, "reason": "the run has no champion yet"}
+        except ServeError as e: return {"id": "unreadable", "name": "none", "url": None, "reason": str(e)}, False
+        if champion is None: return {"id": "none", "name": "none", "url": None, "reason": "the run has no champion yet"}, False
         iteration, checkpoint = champion
-        name = f"iteration {iteration} of {self.run_dir.name}"
+        name, gods = f"iteration {iteration} of {self.run_dir.name}", checkpoint_format(checkpoint) == GOD_CHECKPOINT_FORMAT
         try: self.export(iteration, checkpoint)
         except (ExportError, OSError) as e:
-            return {"id": f"failed-{iteration}", "name": name, "url": None, "reason": f"{name} could not be exported: {e}"}
-        return {"id": f"iter-{iteration:04d}", "name": name, "url": self.file_name(iteration)}
+            return {"id": f"failed-{iteration}", "name": name, "url": None, "reason": f"{name} could not be exported: {e}"}, gods
+        return {"id": f"iter-{iteration:04d}", "name": name, "url": self.file_name(iteration)}, gods
 
     def export(self, iteration: int, checkpoint: Path) -> Path:
         "The ONNX file of the champion of `iteration`, exported from `checkpoint` if not done before."

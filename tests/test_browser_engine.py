@@ -198,10 +198,85 @@ def test_the_engine_plays_a_legal_god_turn(gods):
 
 
 def test_a_god_hint_is_one_decision_and_a_finished_game_has_no_move():
-    search = engine.GodTurnSearch(ARTEMIS_DEMETER, simulations=30, decisions=1)
-    while not search.run(7): pass
+    search = engine.drive(engine.GodTurnSearch(ARTEMIS_DEMETER, simulations=30, decisions=1, batch_size=7))
     result = json.loads(search.result())
     assert len(result["decisions"]) == 1 and result["position"] is None
     assert result["move"] in [a["text"] for a in json.loads(engine.god_info(ARTEMIS_DEMETER))["legal"]]
     won = json.loads(engine.god_play("0000000000002300000000000/1/mortal:C3,A1/mortal:E5,E1", "[]", 38))["position"]
     assert json.loads(engine.run_god_turn(won, simulations=10).result())["move"] is None
+
+
+# ---- the god network in the worker: chapter 02b's 36 planes written by the worker's numpy-free view ------------------
+
+@pytest.fixture(scope="module")
+def god_onnx_model(tmp_path_factory):
+    "A small god network with decided outputs, exported as the browser loads it."
+    from santorini_az.god_training import GodNet
+    torch.manual_seed(1)
+    net = GodNet(NetConfig(16, 2))
+    with torch.no_grad(): net.policy_fc.weight.mul_(8.0); net.value_fc2.weight.mul_(3.0)
+    return OnnxEvaluator(export_onnx(net.eval(), tmp_path_factory.mktemp("g") / "god.onnx"))
+
+
+def god_network(evaluator):
+    "The worker's contract for the god network: float32 planes bytes [n, 5, 5, 36] -> (softmax [n, 126], values) bytes."
+    def evaluate(planes, n):
+        logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 36))
+        return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
+    return evaluate
+
+
+GOD_NODES = [(ARTEMIS_DEMETER, []), ("0000001000012100001000000/2/hermes:B4,D2/athena:C4,C2", []),
+             ("0000001000012100001000000/1/prometheus:B4,D2/atlas:C4,C2", [75 + 2])]
+
+
+@pytest.mark.parametrize("text,steps", GOD_NODES)
+def test_the_worker_encodes_god_nodes_as_chapter_02b(text, steps):
+    from santorini_az.god_encoding import encode_node
+    node = engine.god_node(text, steps)
+    planes = np.frombuffer(engine.encode_god_nodes([node, node]), np.float32).reshape(2, 5, 5, 36)
+    np.testing.assert_array_equal(planes[1], encode_node(node))
+    assert planes[0].sum() > 25  # the god planes cover the board: more than one mark per cell
+
+
+def test_a_god_decision_with_batches_of_one_is_chapter_03b_with_the_network(god_onnx_model):
+    from santorini_az.god_search import god_search
+    def evaluate(node):
+        from santorini_az.god_encoding import encode_node
+        logits, values = god_onnx_model.evaluate(encode_node(node)[None])
+        return logits[0], float(values[0])
+    for text, steps in GOD_NODES:
+        search = engine.run_god_turn(text, god_network(god_onnx_model), simulations=120, batch_size=1, decisions=1,
+                                     steps_json=json.dumps(steps))
+        readable = god_search(engine.god_node(text, steps), evaluate, SearchConfig(simulations=120))
+        root = search.decisions[0]["moves"]
+        assert [m["visits"] for m in root] == readable.visits
+        np.testing.assert_allclose([m["prior"] for m in root], readable.priors, rtol=1e-5)
+
+
+@pytest.mark.parametrize("in_flight", [1, 2])
+def test_a_god_turn_with_the_network_in_batches(god_onnx_model, in_flight):
+    for text, steps in GOD_NODES:
+        search = engine.run_god_turn(text, god_network(god_onnx_model), in_flight=in_flight, simulations=200,
+                                     batch_size=16, steps_json=json.dumps(steps))
+        result = json.loads(search.result())
+        state = parse_god_position(text)
+        turn = parse_turn(state, result["move"])
+        assert turn in god_legal_turns(state) and result["position"] == engine.format_god_position(god_apply(state, turn))
+        assert search.evaluations < search.simulations_done + len(result["decisions"])  # every leaf evaluated once
+        assert search.batches < search.simulations_done // 4, "batches are mostly full"
+        assert result["network_value"] != 0.0  # the network valued the first decision's root
+
+
+def test_a_god_decision_whose_leaves_all_end_the_game_is_decided():
+    "A network sure of the winning move: every simulation after the root's ends the game, and the turn is still played."
+    text = "0000000000002300000000000/1/artemis:C3,A1/mortal:E5,E1"  # C3 (2) next to D3 (3): moving there wins
+    def sure_of_the_win(planes, n):
+        policy = np.full((n, 126), 1e-9, np.float32)
+        policy[:, 25 + 13] = 1.0  # move worker 1 to D3
+        return policy.tobytes(), np.zeros(n, np.float32).tobytes()
+    for in_flight in (1, 2):
+        search = engine.run_god_turn(text, sure_of_the_win, in_flight=in_flight, simulations=50, batch_size=16)
+        result = json.loads(search.result())
+        assert result["move"].startswith("C3>D3") and result["position"].endswith("/won")
+        assert search.evaluations == 1 and result["decisions"][0]["simulations"] == 50

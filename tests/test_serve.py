@@ -52,7 +52,8 @@ def test_manifest_exports_once_and_reports_failures(tmp_path):
     run = make_run(tmp_path / "run", (0, 1))
     models = ChampionModels(run, tmp_path / "cache")
     manifest = models.manifest()
-    assert manifest == {"id": "iter-0001", "name": "iteration 1 of run", "url": "champion-0001.onnx"}
+    assert manifest == {"id": "iter-0001", "name": "iteration 1 of run", "url": "champion-0001.onnx",
+                        "god": {"id": "shipped-god", "name": "the shipped god network", "url": "god_champion.onnx"}}
     exported = tmp_path / "cache" / "champion-0001.onnx"
     assert json.loads(onnx_metadata(exported)["checkpoint"]) == {"iteration": 1}
     stamp = exported.stat().st_mtime_ns
@@ -106,3 +107,15 @@ def test_serve_command_prints_the_url_and_stops(tmp_path, app):
     serve_command(run, app_dir=app, echo=lines.append, wait=wait)
     assert "iteration 2" in lines[0] and seen["manifest"]["id"] == "iter-0002"
     assert not [t for t in threading.enumerate() if t.name == "santorini_az serve"]
+
+
+def test_a_god_runs_champion_is_the_god_entry(tmp_path):
+    "A god run (chapter 11d) promotes god networks: the manifest's god entry, exported with 36 planes; the mortal game plays the shipped file."
+    from santorini_az.god_training import GodNet, save_god_checkpoint
+    run = make_run(tmp_path / "run", (0,))
+    save_god_checkpoint(run / "checkpoints" / "iter-0002.safetensors", GodNet(NetConfig(8, 1)), iteration=2)
+    promote(run, 2)
+    manifest = ChampionModels(run, tmp_path / "cache").manifest()
+    assert manifest["url"] == "champion.onnx" and manifest["god"] == {"id": "iter-0002", "name": "iteration 2 of run",
+                                                                      "url": "champion-0002.onnx"}
+    assert onnx_metadata(tmp_path / "cache" / "champion-0002.onnx")["game"] == "gods"

@@ -2,8 +2,9 @@
 
 A whole game against the engine by clicking the 2D board (every move legal by the Python rules), no main-thread task
 over 100 ms while the engine thinks, undo, playing as player 2, the missing-model fallback, the browser's network
-outputs equal to onnxruntime's in Python, a champion promoted during the session picked up without a reload, and a
-game with gods (Artemis against Demeter) played a sub-action at a time.
+outputs equal to onnxruntime's in Python, a champion promoted during the session picked up without a reload, a
+game with gods (Artemis against Demeter) played a sub-action at a time against the god network, and the browser's god
+search equal to the same search in Python.
 Needs `bash tools/setup.sh` (npm packages, the built site, playwright, chromium)."""
 import importlib.util
 import json
@@ -263,7 +264,8 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
     "Artemis (you) against Demeter (the engine): placements, a turn taking the extra move, one declining it."
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
     assert page.inner_text("#yourpower").startswith("Artemis: your worker may move one additional time")
-    assert page.inner_text("#enginepower").startswith("Demeter:") and "uniform prior" in page.inner_text("#godnote")
+    assert page.inner_text("#enginepower").startswith("Demeter:")
+    page.wait_for_function("document.querySelector('#godnote').textContent.includes('with the god network')")
     for _ in range(2):  # our two placements; the engine places after each
         game = wait_for_my_turn_or_end(page)
         click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
@@ -293,7 +295,37 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
     state = play_turns(god_start(("artemis", "demeter")), game["moves"])  # NotationError on an illegal turn
     assert format_god_position(state) == game["info"]["position"]
     searches = page.evaluate("window.santorini.searches")
-    assert len(searches) >= 4 and all(s["backend"] == "uniform" and s["position"] for s in searches)
+    assert len(searches) >= 4 and all(s["backend"] == "onnx" and s["position"] for s in searches)
     print("the engine's turns:", game["moves"][1::2], [s["decisions"] for s in searches[-1:]])
+    assert not page.errors
+    page.close()
+
+
+def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
+    """The god network in the browser (the worker's 36 planes, onnxruntime-web) searches as chapter 03b does in
+    CPython with onnxruntime on the same file, one leaf a batch and two batches out (as the worker keeps them): the same
+    priors and value at the root, and the same visits."""
+    from santorini_az.export import OnnxEvaluator
+    spec = importlib.util.spec_from_file_location("browser_engine", WEB / "py" / "browser_engine.py")
+    engine = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(engine)
+    page = open_page(browser, site["url"] + "?view=2d&poll=0")
+    page.wait_for_function("window.santorini.game.godModel.loaded")
+    manifest = json.loads(urllib.request.urlopen(site["url"] + "models/manifest.json", timeout=10).read())
+    model = tmp_path / "god.onnx"
+    model.write_bytes(urllib.request.urlopen(site["url"] + "models/" + manifest["god"]["url"], timeout=10).read())
+    evaluator = OnnxEvaluator(model)
+    def evaluate(planes, n):
+        logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 36))
+        return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
+    for text in ("0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4", "0000001000012100001000000/2/atlas:B4,D2/minotaur:C4,C2"):
+        browser_result = page.evaluate("(p) => window.santorini.godSearch(p, 150, 1, 1)", text)["result"]
+        python = engine.run_god_turn(text, evaluate, in_flight=2, simulations=150, batch_size=1, decisions=1)
+        python_result = json.loads(python.result())
+        assert browser_result["backend"] == "onnx" and browser_result["move"] == python_result["move"]
+        assert abs(browser_result["network_value"] - python_result["network_value"]) <= 1e-5
+        by_text = lambda r: {m["text"]: (m["prior"], m["visits"]) for m in r["top_visits"]}
+        for name, (prior, visits) in by_text(python_result).items():
+            assert abs(by_text(browser_result)[name][0] - prior) <= 1e-5 and by_text(browser_result)[name][1] == visits, name
     assert not page.errors
     page.close()

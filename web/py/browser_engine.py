@@ -15,7 +15,8 @@ With god powers (chapters 01b, 02b and 03b: `santorini_az/{gods,god_encoding,god
 turn is a few *sub-actions* (place c, move worker w to c = 25 + 25w + c, build 75 + c, dome 100 + c, end 125), and
 the page plays it one sub-action at a time: `god_info(position, steps)` lists the legal ones at the node reached by
 `steps` (the sub-actions played so far this turn), `god_play` plays one, and `GodTurnSearch` is the engine's whole
-turn, chapter 03b's search with a uniform prior (the network knows only the mortal game), run a chunk at a time.
+turn: chapter 03b's search for each decision, batched the same way, its leaves encoded as chapter 02b's 36 planes for
+the god network (chapter 10b), which answers 126 sub-action probabilities.
 
 One search batches its leaves with a *virtual loss*: a leaf waiting for its evaluation counts, on the path down to it,
 as a visit that lost, so the next selection in the same batch prefers another line. Everything else (PUCT selection,
@@ -29,16 +30,14 @@ import random
 
 from santorini_az.encoding import N_ACTIONS, N_PLANES, action_from_index, encode_into
 from santorini_az.game import CELLS, Placement, in_setup, initial_state, legal_actions, legal_placements, winner
-from santorini_az.god_encoding import (END_ACTION, GodNode, format_sub_action, legal_sub_actions, node_play,
-                                       play_sub_action, step_of)
-from santorini_az.god_search import (GodTreeNode, god_simulate, has_won_mid_turn, node_winner, turn_played,
-                                     uniform_god_evaluator)
+from santorini_az.god_encoding import (END_ACTION, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_node_into,
+                                       format_sub_action, legal_sub_actions, node_play, play_sub_action, step_of)
+from santorini_az.god_search import GodTreeNode, has_won_mid_turn, node_winner, terminal_value, turn_played
 from santorini_az.gods import GODS, format_god_position, format_turn, from_mortal, god_start, parse_god_position
 from santorini_az.mcts import (TERMINAL_VALUE, Node, SearchConfig, backup, choose_action, expand, node_value,
                                select_leaf)
 from santorini_az.notation import NotationError, format_action, format_position, parse_action, parse_position
 
-PLANE_SIZE = CELLS * N_PLANES  # 225 floats per position
 TINY = 1.1754943508222875e-38  # the smallest normal float32: log(0) would be -inf
 
 
@@ -75,21 +74,35 @@ def random_start(seed: int) -> str:
 
 
 class _FlatPlanes:
-    "A [5, 5, 9] view into a flat float32 array, so that the encoding chapter's `encode_into` writes into it."
-    __slots__ = ("data", "offset")
+    """A [5, 5, planes] view into a flat float32 array, so that the encoding chapters' `encode_into` (9 planes) and
+    `encode_node_into` (36) write into it as into a numpy array: a cell, or a whole plane (`planes[:, :, k] = 1`)."""
+    __slots__ = ("data", "offset", "planes")
 
-    def __init__(self, data, offset): self.data, self.offset = data, offset
+    def __init__(self, data, offset, planes): self.data, self.offset, self.planes = data, offset, planes
 
     def __setitem__(self, index, value):
         row, col, plane = index
-        self.data[self.offset + (row * 5 + col) * N_PLANES + plane] = value
+        for r in (range(5)[row] if isinstance(row, slice) else (row,)):
+            for c in (range(5)[col] if isinstance(col, slice) else (col,)):
+                self.data[self.offset + (r * 5 + c) * self.planes + plane] = value
+
+
+def _encode(items, encode_one, planes: int) -> bytes:
+    "float32 bytes [n, 5, 5, planes] (NHWC): `encode_one(item, view)` writes each item's planes into a zeroed view."
+    size = CELLS * planes
+    data = array.array("f", bytes(4 * size * len(items)))
+    for i, item in enumerate(items): encode_one(item, _FlatPlanes(data, i * size, planes))
+    return data.tobytes()
 
 
 def encode_positions(states) -> bytes:
-    "The planes of `states` as float32 bytes [n, 5, 5, 9] (NHWC), by the encoding chapter's `encode_into`."
-    data = array.array("f", bytes(4 * PLANE_SIZE * len(states)))
-    for i, state in enumerate(states): encode_into(state, _FlatPlanes(data, i * PLANE_SIZE))
-    return data.tobytes()
+    "The planes of `states` as float32 bytes [n, 5, 5, 9], by the encoding chapter's `encode_into`."
+    return _encode(states, encode_into, N_PLANES)
+
+
+def encode_god_nodes(nodes) -> bytes:
+    "The planes of god nodes as float32 bytes [n, 5, 5, 36], by chapter 02b's `encode_node_into`."
+    return _encode(nodes, encode_node_into, N_GOD_PLANES)
 
 
 def encode_position_texts(texts_json: str) -> bytes:
@@ -104,12 +117,16 @@ def _floats(buffer) -> memoryview:
 
 
 class BatchedSearch:
-    "A PUCT search from position `text` that asks for its leaves' evaluations `batch_size` at a time."
+    """A PUCT search from `position` (notation, or a tree node to search on, perhaps searched before) that asks for
+    its leaves' evaluations `batch_size` at a time."""
+    ACTIONS = N_ACTIONS  # the policy's length: one probability per action
 
-    def __init__(self, text: str, simulations: int = 800, batch_size: int = 16, c_puct: float = 1.25, seed: int = 0):
+    def __init__(self, position, simulations: int = 800, batch_size: int = 16, c_puct: float = 1.25, seed: int = 0):
         self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
-        self.root, self.batch_size, self.rng = Node(parse_position(text)), max(1, batch_size), random.Random(seed)
-        self.simulations_done, self.evaluations, self.batches = 0, 0, 0
+        self.root = position if isinstance(position, Node) else Node(parse_position(position))
+        self.batch_size, self.rng = max(1, batch_size), random.Random(seed)
+        self.simulations_done = sum(self.root.visits)  # a subtree kept from an earlier search has its visits already
+        self.evaluations, self.batches = 0, 0
         # Batches whose evaluations are out, oldest first: several may be, so that the network can work on one while
         # Python selects the next. Each is a list of (path, leaf) pairs; `_out` holds the ids of all their leaves.
         self._batches: list[list[tuple[list, Node]]] = []
@@ -128,7 +145,7 @@ class BatchedSearch:
         while len(batch) < self.batch_size and self.simulations_done + len(self._out) < self.config.simulations:
             path, leaf = select_leaf(self.root, self.config)
             if leaf.is_terminal:
-                backup(path, leaf.player, TERMINAL_VALUE)
+                backup(path, leaf.player, self.terminal_value(leaf))
                 self.simulations_done += 1
                 continue
             if id(leaf) in self._out: break  # the virtual losses could not steer away: evaluate what we have
@@ -144,7 +161,15 @@ class BatchedSearch:
         if not batch: return None
         self._batches.append(batch)
         self._out.update(id(leaf) for _, leaf in batch)
-        return encode_positions([leaf.state for _, leaf in batch])
+        return self.encode([leaf for _, leaf in batch])
+
+    def encode(self, leaves) -> bytes:
+        "The network's input for `leaves`: chapter 02's 9 planes."
+        return encode_positions([leaf.state for leaf in leaves])
+
+    def terminal_value(self, leaf) -> float:
+        "The value of a finished game for its player to move: lost (chapter 03)."
+        return TERMINAL_VALUE
 
     def pending(self) -> int:
         "The number of positions in the batch `collect` returned last."
@@ -155,13 +180,13 @@ class BatchedSearch:
         return len(self._batches)
 
     def resume(self, policy, values) -> None:
-        "The evaluations of the oldest outstanding batch: softmax policies float32 [n, 153] and values float32 [n]."
+        "The evaluations of the oldest outstanding batch: softmax policies float32 [n, ACTIONS] and values float32 [n]."
         policy, values = _floats(policy), _floats(values)
         for i, (path, leaf) in enumerate(self._finish_batch()):
             self._apply(path, leaf, value=values[i])
             # The network gives a softmax: the priors are its legal entries renormalised. (That is what expand's
             # softmax of log p over the legal actions computes, without a log and an exp per action.)
-            legal = [max(policy[i * N_ACTIONS + a], TINY) for a in leaf.actions]
+            legal = [max(policy[i * self.ACTIONS + a], TINY) for a in leaf.actions]
             total = sum(legal)
             leaf.priors = [p / total for p in legal]
 
@@ -224,7 +249,12 @@ def _shares_by_cell(moves: list[dict]) -> list[dict]:
 def run_search(text: str, evaluate=None, in_flight: int = 1, **options) -> BatchedSearch:
     """Run a `BatchedSearch` to the end in Python (for tests), `in_flight` batches out at a time, as the worker does;
     `evaluate(planes_bytes, n) -> (policy, values)`, or the uniform evaluator when None."""
-    search, queue = BatchedSearch(text, **options), []
+    return drive(BatchedSearch(text, **options), evaluate, in_flight)
+
+
+def drive(search, evaluate=None, in_flight: int = 1):
+    "Run `search` (a `BatchedSearch` or a `GodTurnSearch`) to the end, as the worker does, and return it."
+    queue = []
     while not search.done():
         while len(queue) < in_flight and (planes := search.collect()) is not None: queue.append((planes, search.pending()))
         if not queue:  # every leaf selected was a finished game and the simulations are used up (as the worker does)
@@ -303,72 +333,102 @@ def god_play(text: str, steps_json: str, index: int) -> str:
                        "sub_actions": played})
 
 
+class GodDecisionSearch(BatchedSearch):
+    """One decision of a god turn: the batched search over chapter 03b's tree of god nodes, whose leaves the god
+    network reads as chapter 02b's 36 planes and answers with 126 sub-action probabilities."""
+    ACTIONS = N_GOD_ACTIONS
+
+    def encode(self, leaves) -> bytes: return encode_god_nodes([leaf.position for leaf in leaves])
+
+    def terminal_value(self, leaf) -> float: return terminal_value(leaf)  # a winning move mid-turn has won
+
+
 class GodTurnSearch:
-    """The engine's turn with god powers: chapter 03b's search (uniform prior) for each decision of the turn, run
-    `simulations` times per decision, a chunk at a time (`run`), so that the worker can report progress and stop."""
+    """The engine's turn with god powers: a `GodDecisionSearch` of `simulations` for each decision of the turn,
+    driven like a `BatchedSearch` (`collect`, `resume`, `resume_uniform`), so that the worker runs both the same way.
+    The subtree under the sub-action chosen is kept as the next decision's root."""
 
     def __init__(self, text: str, simulations: int = 800, temperature: float = 0.0, seed: int = 0,
-                 steps_json: str = "[]", decisions: int = 0, c_puct: float = 1.25):
+                 steps_json: str = "[]", decisions: int = 0, batch_size: int = 16, c_puct: float = 1.25):
         self.start = god_node(text, json.loads(steps_json))
         self.node, self.played = self.start, [int(i) for i in json.loads(steps_json)]
-        self.config = SearchConfig(simulations=simulations, c_puct=c_puct)
+        self.simulations, self.batch_size, self.c_puct = simulations, batch_size, c_puct
         self.temperature, self.rng = temperature, random.Random(seed)
         self.max_decisions = decisions  # 0: the whole turn; 1: one decision (a hint)
         self.decisions: list[dict] = []  # per decision searched: what was chosen, and the search's statistics
-        self.simulations_done, self.finished, self.root, self._reused = 0, None, None, None
+        self.simulations_done, self.evaluations, self.batches = 0, 0, 0
+        self.finished, self.search, self._reused = None, None, None
         self._next_decision()
 
     def done(self) -> bool:
         "Is the turn chosen (or the game over)?"
-        return self.root is None
+        return self.search is None
 
     def decisions_made(self) -> int:
         "Decisions of the turn searched and chosen so far."
         return len(self.decisions)
 
     def decision_simulations(self) -> int:
-        "Simulations run for the decision being searched now."
-        return sum(self.root.visits) if self.root else 0
+        "Simulations of the decision being searched now (a kept subtree's included)."
+        return self.search.simulations_done if self.search else 0
+
+    def collect(self) -> bytes | None:
+        "The planes (float32 bytes [n, 5, 5, 36]) of a new batch of the decision being searched; None if none now."
+        while self.search is not None:
+            planes = self.search.collect()
+            if planes is not None or not self.search.done(): return planes
+            self._decide()  # its last simulations ended games: nothing went to the network, and it is done
+        return None
+
+    def pending(self) -> int: return self.search.pending() if self.search else 0
+
+    def resume(self, policy, values) -> None:
+        "The god network's softmax policies float32 [n, 126] and values float32 [n] for the oldest batch out."
+        self._count(lambda: self.search.resume(policy, values))
+
+    def resume_uniform(self) -> None:
+        "Evaluate the oldest batch out without a network: a uniform prior over the legal sub-actions, value 0."
+        self._count(self.search.resume_uniform)
+
+    def _count(self, resume) -> None:
+        "Run `resume` on the decision's search, count what it did, and move on to the next decision when it is done."
+        search = self.search
+        before = (search.simulations_done, search.evaluations)
+        resume()
+        self.simulations_done += search.simulations_done - before[0]
+        self.evaluations += search.evaluations - before[1]
+        self.batches += 1
+        if search.done(): self._decide()
 
     def _next_decision(self) -> None:
-        "Play the sub-actions that need no search (forced, or the unmade build after a win); open a root for the next."
-        self.root = None
+        "Play the sub-actions that need no search (forced, or the unmade build after a win); open a search for the next."
+        self.search = None
         if self.max_decisions and len(self.decisions) >= self.max_decisions: return
         while self.finished is None and node_winner(self.node.state) is None:
             if has_won_mid_turn(self.node): self._play(legal_sub_actions(self.node)[0]); continue
-            root = self._reused
-            if root is None or not root.is_expanded or root.is_terminal:
-                root = GodTreeNode(self.node)
-                expand(root, *uniform_god_evaluator(self.node))  # the root's own evaluation is not a simulation
-            self.root, self._reused = root, None
+            root = self._reused if self._reused is not None and not self._reused.is_terminal else GodTreeNode(self.node)
+            if len(root.actions) == 1 and not root.is_expanded: expand(root, _UNIFORM, 0.0)  # forced: nothing to search
+            self.search = GodDecisionSearch(root, self.simulations, self.batch_size, self.c_puct)
+            self._reused = None
+            if len(root.actions) == 1 or self.search.done(): self._decide()
             return
-
-    def run(self, simulations: int) -> bool:
-        "Run up to `simulations` more simulations (fewer when the turn is chosen first); True once done."
-        while simulations > 0 and self.root is not None:
-            if self.decision_simulations() < self.config.simulations and len(self.root.actions) > 1:
-                god_simulate(self.root, uniform_god_evaluator, self.config)
-                self.simulations_done += 1
-                simulations -= 1
-            else: self._decide()
-        return self.done()
 
     def _decide(self) -> None:
         "Choose the searched root's sub-action (by visits, at the temperature), note it, and move on."
-        root = self.root
+        root = self.search.root
         index = choose_action(root, self.temperature, self.rng) if sum(root.visits) else root.actions[0]
         total = sum(root.visits) or 1
         moves = [{"index": a, "text": format_sub_action(a), "cell": None if a == END_ACTION else step_of(a).cell,
                   "prior": p, "visits": n, "share": n / total, "q": w / n if n else None}
                  for a, p, n, w in zip(root.actions, root.priors, root.visits, root.value_sums)]
         self.decisions.append({"chosen": format_sub_action(index), "index": index, "simulations": sum(root.visits),
-                               "value": node_value(root), "moves": moves})
+                               "value": node_value(root), "network_value": root.value, "moves": moves})
         self._play(index)
         self._next_decision()
 
     def _play(self, index: int) -> None:
         "Play sub-action `index`; within the turn, the searched subtree under it becomes the next root (tree reuse)."
-        self._reused = self.root.children.get(index) if self.root is not None else None
+        self._reused = self.search.root.children.get(index) if self.search is not None else None
         if turn_played(self.node, index) is not None:
             self.finished = play_sub_action(self.node, index)
         self.played.append(index)
@@ -378,7 +438,8 @@ class GodTurnSearch:
         "The turn played and what the search saw (shaped like `BatchedSearch.result`, per sub-action), as JSON."
         state = self.start.state
         if not self.decisions and self.finished is None: return json.dumps({"move": None, "simulations": 0})
-        first = self.decisions[0] if self.decisions else {"moves": [], "value": 0.0, "index": self.played[0]}
+        first = self.decisions[0] if self.decisions else {"moves": [], "value": 0.0, "network_value": 0.0,
+                                                          "index": self.played[0]}
         moves = first["moves"]
         cells = [{"share": 0.0, "prior": 0.0} for _ in range(CELLS)]
         for m in moves:
@@ -389,14 +450,13 @@ class GodTurnSearch:
             "move": format_turn(state, turn) if whole else format_sub_action(first["index"]),
             "position": format_god_position(self.finished.state) if whole else None,
             "sub_actions": self.played, "player": state.player, "simulations": self.simulations_done,
-            "evaluations": self.simulations_done, "batches": 0, "value": first["value"], "network_value": 0.0,
+            "evaluations": self.evaluations, "batches": self.batches, "value": first["value"],
+            "network_value": first["network_value"],
             "decisions": [{k: d[k] for k in ("chosen", "simulations", "value")} for d in self.decisions],
             "top_visits": sorted(moves, key=lambda m: (-m["visits"], -m["prior"]))[:top],
             "top_priors": sorted(moves, key=lambda m: -m["prior"])[:top], "cells": cells})
 
 
-def run_god_turn(text: str, chunk: int = 64, **options) -> GodTurnSearch:
-    "Run a `GodTurnSearch` to the end in Python (for tests), `chunk` simulations at a time, as the worker does."
-    search = GodTurnSearch(text, **options)
-    while not search.run(chunk): pass
-    return search
+def run_god_turn(text: str, evaluate=None, in_flight: int = 1, **options) -> GodTurnSearch:
+    "Run a `GodTurnSearch` to the end in Python (for tests), as the worker does (`evaluate` as for `run_search`)."
+    return drive(GodTurnSearch(text, **options), evaluate, in_flight)

@@ -3,7 +3,7 @@
 import type { BoardScene, BoardView } from "./board";
 import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, GODS, godTargets, parseGods, POWERS } from "./gods";
-import type { GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
+import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
 import { click, forPlayerOne, moveList, type Selection, targets } from "./selection";
 import "./style.css";
@@ -40,7 +40,7 @@ const engineReady = new Promise<void>((resolve) => {
     if (reply.type === "ready") {
       setStatus(`engine ready: Python ${reply.python} under Pyodide (${(reply.milliseconds / 1000).toFixed(1)} s)`);
       resolve();
-    } else if (reply.type === "model") onModel(reply.status);
+    } else if (reply.type === "model") onModel(reply.game, reply.status);
     else if (reply.type === "progress") onProgress(reply.id, reply.done, reply.total, reply.decision);
     else if (reply.type === "error" && reply.id === undefined) setStatus(`engine error: ${reply.message}`);
     else if ("id" in reply && reply.id !== undefined) {
@@ -66,7 +66,8 @@ const game = {
   evalFrom: "" as "" | "search" | "network", // which of the two the eval bar shows (the newer)
   hint: [] as number[],
   model: { loaded: false, name: "", message: "loading the model ..." } as ModelStatus,
-  modelId: null as string | null, // the manifest id of the model in the worker (null: none asked for yet)
+  godModel: { loaded: false, name: "", message: "loading the god network ..." } as ModelStatus,
+  modelIds: { mortal: null, gods: null } as Record<Game, string | null>, // the manifest ids of the models in the worker (null: none asked for yet)
 };
 let view: BoardView;
 
@@ -101,7 +102,7 @@ async function show() {
     $("result").textContent = `Player ${info.winner + 1} has won: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
-  else if (info.winner === null && !isGodPosition(position)) analyse(position); // the network knows no gods
+  else if (info.winner === null && !isGodPosition(position)) analyse(position); // the mortal network's view (none for gods yet)
 }
 
 function sceneOf(info: PositionInfo | GodInfo): BoardScene {
@@ -185,14 +186,15 @@ function searchSeed(): number {
 async function think() {
   const position = game.positions[game.index];
   const { simulations, temperature } = difficulty();
-  if (isGodPosition(position)) { // a search per decision of the turn, uniform prior (the network knows only the mortal game)
+  const batch = Number(params.get("batch") ?? 16);
+  if (isGodPosition(position)) { // a search per decision of the turn, on the god network
     const result = await engineSearch<GodSearchResult>(position, {
-      type: "godSearch", position, steps: [], simulations, temperature, seed: searchSeed(), decisions: 0 });
+      type: "godSearch", position, steps: [], simulations, temperature, seed: searchSeed(), decisions: 0, batch });
     if (result?.position && result.move) await pushTurn(result.move, result.position, position);
     return;
   }
   const result = await engineSearch<SearchResult>(position, {
-    type: "search", position, simulations, temperature, batch: Number(params.get("batch") ?? 16), seed: searchSeed() });
+    type: "search", position, simulations, temperature, batch, seed: searchSeed() });
   if (result?.move) await playMove(result.move, position);
 }
 
@@ -313,13 +315,15 @@ async function newGame(start: string) {
   game.moves = [];
   game.index = 0;
   resetInsight();
-  setStatus(isGodPosition(start) ? GOD_NOTE : game.model.message);
+  setStatus(isGodPosition(start) ? godNote() : game.model.message);
   await show();
 }
 
 // ---- the gods: the two pickers, and the start of a game with them ---------------------------------------------------
-const GOD_NOTE = "Gods: the engine plays chapter 03b's search with a uniform prior (the shipped network knows only " +
-  "the mortal game).";
+/** What the engine plays god games with: the god network (chapter 10b) if it loaded, else the uniform prior. */
+const godNote = () => game.godModel.loaded
+  ? `Gods: the engine plays chapter 03b's search with the god network (${game.godModel.name}).`
+  : `Gods: ${game.godModel.message}.`;
 
 /** The gods of the game, as (player 1's, player 2's), from the two pickers and the side the human plays. */
 function chosenGods(): [God, God] {
@@ -331,7 +335,7 @@ function drawPowers() {
   const yours = $<HTMLSelectElement>("yourgod").value as God, engines = $<HTMLSelectElement>("enginegod").value as God;
   $("yourpower").textContent = POWERS[yours];
   $("enginepower").textContent = POWERS[engines];
-  $("godnote").textContent = yours === "mortal" && engines === "mortal" ? "" : GOD_NOTE;
+  $("godnote").textContent = yours === "mortal" && engines === "mortal" ? "" : godNote();
 }
 
 /** The position to start from: `mortal` (notation; null = the empty board) with the chosen gods, if any. */
@@ -374,7 +378,7 @@ async function godHint(info: GodInfo) {
   const position = info.position, steps = game.steps;
   $("thinking").textContent = "looking for a hint ...";
   const reply = await ask<Extract<Reply, { type: "godSearch" }>>({ type: "godSearch", position, steps,
-    simulations: Math.max(200, difficulty().simulations), temperature: 0, seed: 1, decisions: 1 });
+    simulations: Math.max(200, difficulty().simulations), temperature: 0, seed: 1, decisions: 1, batch: 16 });
   $("thinking").textContent = "";
   if (reply.type !== "godSearch" || position !== game.positions[game.index] || steps !== game.steps || !reply.result.move) return;
   game.search = { ...reply.result, position };
@@ -406,42 +410,56 @@ async function loadPosition() {
   }
 }
 
-// ---- the model: shipped, or the live champion of `santorini_az serve` ----------------------------------------------
-interface Manifest { id: string; name: string; url: string | null; reason?: string }
+// ---- the models: shipped, or the live champion of `santorini_az serve` ---------------------------------------------
+/** One network the page may load: the mortal one, or the god network (the manifest's `god` entry). */
+interface ModelEntry { id: string; name: string; url: string | null; reason?: string }
+interface Manifest extends ModelEntry { god?: ModelEntry }
 
-function onModel(status: ModelStatus) {
-  game.model = status;
-  $("model").textContent = status.message;
-  $("model").className = status.loaded ? "ok" : "warning";
-  setStatus(isGodPosition(game.positions[0]) ? `${status.message}. ${GOD_NOTE}` : status.message);
+function onModel(which: Game, status: ModelStatus) {
+  if (which === "gods") game.godModel = status;
+  else {
+    game.model = status;
+    $("model").textContent = status.message;
+    $("model").className = status.loaded ? "ok" : "warning";
+  }
+  drawPowers();
+  setStatus(isGodPosition(game.positions[0]) ? godNote() : game.model.message);
 }
 
-async function fetchManifest(): Promise<Manifest> {
-  const override = params.get("model");
+/** `entry` with its url made absolute (relative to models/), or the entry `?PARAMETER=URL` names instead. */
+function modelEntry(entry: ModelEntry | undefined, parameter: string, what: string): ModelEntry {
+  const override = params.get(parameter);
   if (override !== null) return { id: override, name: override.split("/").pop() || "none given", url: override || null };
+  if (!entry) return { id: "none", name: "none", url: null, reason: `the manifest names no ${what}` };
+  return { ...entry, url: entry.url ? new URL(entry.url, new URL("models/", location.href)).href : null };
+}
+
+async function fetchManifest(): Promise<Record<Game, ModelEntry>> {
+  let manifest: Manifest | undefined, reason = "";
   try {
     const response = await fetch("models/manifest.json", { cache: "no-store" });
-    if (!response.ok) return { id: "none", name: "none", url: null, reason: `no models/manifest.json (HTTP ${response.status})` };
-    const manifest = (await response.json()) as Manifest;
-    return { ...manifest, url: manifest.url ? new URL(manifest.url, new URL("models/", location.href)).href : null };
-  } catch (error) {
-    return { id: "none", name: "none", url: null, reason: (error as Error).message };
-  }
+    if (response.ok) manifest = (await response.json()) as Manifest;
+    else reason = `no models/manifest.json (HTTP ${response.status})`;
+  } catch (error) { reason = (error as Error).message; }
+  const missing = { id: "none", name: "none", url: null, reason };
+  return { mortal: modelEntry(manifest ?? missing, "model", "model"), gods: modelEntry(manifest ? manifest.god : missing, "godmodel", "god network") };
 }
 
 async function watchModel() {
   const manifest = await fetchManifest();
-  if (manifest.id !== game.modelId) {
-    const first = game.modelId === null;
-    game.modelId = manifest.id;
-    worker.postMessage({ type: "model", url: manifest.url, name: manifest.reason ?? manifest.name } satisfies Request);
+  for (const which of ["mortal", "gods"] as Game[]) {
+    const entry = manifest[which];
+    if (entry.id === game.modelIds[which]) continue;
+    const first = game.modelIds[which] === null;
+    game.modelIds[which] = entry.id;
+    worker.postMessage({ type: "model", game: which, url: entry.url, name: entry.reason ?? entry.name } satisfies Request);
     if (!first) {
-      $("champion").textContent = `A new champion (${manifest.name}) was promoted: the engine switched to it without a reload.`;
+      $("champion").textContent = `A new ${which === "gods" ? "god " : ""}champion (${entry.name}) was promoted: the engine switched to it without a reload.`;
       $("champion").hidden = false;
     }
   }
   const every = Number(params.get("poll") ?? 5000);
-  if (params.get("model") === null && every > 0) setTimeout(watchModel, every);
+  if (params.get("model") === null && params.get("godmodel") === null && every > 0) setTimeout(watchModel, every);
 }
 
 // ---- wiring --------------------------------------------------------------------------------------------------------
@@ -499,6 +517,9 @@ const hooks = {
   evaluate: (positions: string[]) => ask({ type: "evaluate", positions }),
   search: (position: string, simulations: number, batch = 16) =>
     ask({ type: "search", position, simulations, temperature: 0, batch, seed: 0 }),
+  // the engine's god turn from `position` (decisions = 1: its first decision only, as a hint is)
+  godSearch: (position: string, simulations: number, batch = 16, decisions = 0, steps: number[] = []) =>
+    ask({ type: "godSearch", position, steps, simulations, temperature: 0, batch, seed: 0, decisions }),
   ready: engineReady,
 };
 (window as unknown as { santorini: typeof hooks }).santorini = hooks;

@@ -1,5 +1,8 @@
 // The messages between the page and the engine worker, and the shapes of what Python sends back (as JSON).
 
+/** Which network: the mortal game's (chapter 04) or the god network (chapter 10b). */
+export type Game = "mortal" | "gods";
+
 /** One legal action: a placement (`cell`) or a move (`from` -> `to`, then `build`), with its notation. */
 export interface LegalAction {
   text: string;
@@ -86,7 +89,7 @@ export interface ModelStatus {
 
 export type Request =
   | { type: "init"; base: string }
-  | { type: "model"; url: string | null; name: string }
+  | { type: "model"; game: Game; url: string | null; name: string }
   | { type: "info"; id: number; position: string }
   | { type: "play"; id: number; position: string; move: string }
   | { type: "randomStart"; id: number; seed: number }
@@ -95,13 +98,13 @@ export type Request =
   | { type: "godInfo"; id: number; position: string; steps: number[] }
   | { type: "godPlay"; id: number; position: string; steps: number[]; action: number }
   | { type: "godSearch"; id: number; position: string; steps: number[]; simulations: number; temperature: number;
-      seed: number; decisions: number }
+      seed: number; decisions: number; batch: number }
   | { type: "cancel" }
   | { type: "evaluate"; id: number; positions: string[] };
 
 export type Reply =
   | { type: "ready"; python: string; milliseconds: number }
-  | { type: "model"; status: ModelStatus }
+  | { type: "model"; game: Game; status: ModelStatus }
   | { type: "info"; id: number; info: PositionInfo | { error: string } }
   | { type: "play"; id: number; result: { position?: string; error?: string } }
   | { type: "randomStart"; id: number; position: string }

@@ -2,14 +2,17 @@
 // onnxruntime-web. Everything slow happens here, so the page's thread only draws.
 import type { PyodideInterface } from "pyodide";
 import type { NetReply, NetRequest } from "./net";
-import type { GodSearchResult, Reply, Request, SearchResult } from "./protocol";
+import type { Game, GodSearchResult, Reply, Request, SearchResult } from "./protocol";
 
 type PyProxy = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 let pyodide: PyodideInterface;
 let engine: PyProxy; // the browser_engine module
-let modelLoaded = false; // does the network worker hold a working model?
-let sessionName = "uniform";
+// Does the network worker hold a working model for each game, and which (its name, or "uniform" without one)?
+const models: Record<Game, { loaded: boolean; name: string }> = {
+  mortal: { loaded: false, name: "uniform" },
+  gods: { loaded: false, name: "uniform" },
+};
 const IN_FLIGHT = 2; // batches out at once: the network works on one while Python selects the next
 let currentSearch = 0; // the id of the search that may run; a newer request or a cancel stops an older one
 let resolveReady: () => void = () => undefined;
@@ -52,32 +55,31 @@ function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[
   });
 }
 
-async function loadModel(url: string | null, name: string) {
-  modelLoaded = false;
-  sessionName = "uniform";
+async function loadModel(game: Game, url: string | null, name: string) {
+  models[game] = { loaded: false, name: "uniform" };
+  const uniform = game === "gods" ? "playing chapter 03b's search with a uniform prior" : "playing the uniform-prior search";
   if (!url) {
-    post({ type: "model", status: { loaded: false, name, message: `no model (${name}): playing the uniform-prior search` } });
+    post({ type: "model", game, status: { loaded: false, name, message: `no model (${name}): ${uniform}` } });
     return;
   }
   try {
     const response = await fetch(url, { cache: "no-store" });
     if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
     const model = await response.arrayBuffer();
-    const reply = await askNet<Extract<NetReply, { type: "loaded" }>>({ type: "load", id: netId++, model }, [model]);
+    const reply = await askNet<Extract<NetReply, { type: "loaded" }>>({ type: "load", id: netId++, game, model }, [model]);
     if (reply.error) throw new Error(reply.error);
-    modelLoaded = true;
-    sessionName = name;
-    post({ type: "model", status: { loaded: true, name, message: `model ${name} loaded` } });
+    models[game] = { loaded: true, name };
+    post({ type: "model", game, status: { loaded: true, name, message: `model ${name} loaded` } });
   } catch (error) {
-    post({ type: "model", status: { loaded: false, name,
-      message: `the model ${name} failed to load (${(error as Error).message}): playing the uniform-prior search` } });
+    post({ type: "model", game, status: { loaded: false, name,
+      message: `the model ${name} failed to load (${(error as Error).message}): ${uniform}` } });
   }
 }
 
-/** Evaluate float32 planes [n, 5, 5, 9] on the network: softmax policies [n * 153] and values [n]. */
-async function evaluatePlanes(planes: Float32Array, n: number) {
+/** Evaluate float32 planes [n, 5, 5, 9] (or [n, 5, 5, 36] with gods) on the game's network: softmax policies and values. */
+async function evaluatePlanes(game: Game, planes: Float32Array, n: number) {
   const buffer = planes.slice().buffer;
-  const reply = await askNet<Extract<NetReply, { type: "result" }>>({ type: "run", id: netId++, planes: buffer, n }, [buffer]);
+  const reply = await askNet<Extract<NetReply, { type: "result" }>>({ type: "run", id: netId++, game, planes: buffer, n }, [buffer]);
   if (reply.error) throw new Error(`the network failed: ${reply.error}`);
   return { policy: reply.policy, value: reply.value };
 }
@@ -88,12 +90,13 @@ function bytesToFloats(proxy: PyProxy): Float32Array {
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
 }
 
-async function search(request: Extract<Request, { type: "search" }>) {
-  const id = request.id;
+/** Run a Python search (`BatchedSearch`, or `GodTurnSearch` with gods) to the end: IN_FLIGHT batches at the game's
+ * network while Python selects the next, progress every 50 ms, stopping when cancelled or replaced. The result's JSON
+ * with the timings, or null when stopped. */
+async function runSearch(id: number, game: Game, search: PyProxy, total: number): Promise<SearchResult | null> {
   currentSearch = id;
-  const useNet = modelLoaded; // a model swap during a search takes effect at the next search
+  const useNet = models[game].loaded; // a model swap during a search takes effect at the next search
   const start = now();
-  const search: PyProxy = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
   const inFlight: Promise<{ policy: Float32Array; value: Float32Array }>[] = [];
   let lastBreak = now();
   let networkMilliseconds = 0;
@@ -103,7 +106,7 @@ async function search(request: Extract<Request, { type: "search" }>) {
       while (useNet && inFlight.length < IN_FLIGHT) {
         const planes = search.collect();
         if (planes === undefined || planes === null) break;
-        inFlight.push(evaluatePlanes(bytesToFloats(planes), search.pending()));
+        inFlight.push(evaluatePlanes(game, bytesToFloats(planes), search.pending()));
       }
       if (useNet) {
         // Nothing out: every leaf selected ended the game and used up the simulations (a forced win, say).
@@ -113,75 +116,65 @@ async function search(request: Extract<Request, { type: "search" }>) {
         networkMilliseconds += now() - before; // time spent waiting for the network, not overlapped
         search.resume(policy, value);
       } else {
-        search.collect()?.destroy();
+        const planes = search.collect(); // the leaves to evaluate (their planes unused): a uniform prior, value 0
+        if (planes === undefined || planes === null) { if (search.done()) break; throw new Error("the search is stuck: nothing to evaluate and not done"); }
+        planes.destroy();
         search.resume_uniform();
       }
       if (now() - lastBreak > 50) {
-        post({ type: "progress", id, done: search.simulations_done, total: request.simulations });
+        const decision = game === "gods" ? { decision: search.decisions_made() + 1 } : {};
+        const done = game === "gods" ? search.decision_simulations() : search.simulations_done;
+        post({ type: "progress", id, done, total, ...decision });
         await pause();
         lastBreak = now();
-        if (currentSearch !== id) { await Promise.allSettled(inFlight); return; } // cancelled, or replaced
+        if (currentSearch !== id) { await Promise.allSettled(inFlight); return null; } // cancelled, or replaced
       }
     }
-    const result = JSON.parse(search.result(request.temperature)) as SearchResult;
+    const result = JSON.parse(search.result()) as SearchResult;
     result.milliseconds = now() - start;
     result.backend = useNet ? "onnx" : "uniform";
     result.network_milliseconds = networkMilliseconds;
-    post({ type: "search", id, result });
+    return result;
   } finally {
     search.destroy();
   }
 }
 
-/** The engine's god turn: chapter 03b's search with a uniform prior (no network: it knows only the mortal game), run
- * a chunk of simulations at a time, reporting progress and stopping when cancelled or replaced. */
+async function search(request: Extract<Request, { type: "search" }>) {
+  const search = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
+  const result = await runSearch(request.id, "mortal", search, request.simulations);
+  if (result) post({ type: "search", id: request.id, result });
+}
+
+/** The engine's god turn: chapter 03b's search for each decision, on the god network (chapter 10b). */
 async function godSearch(request: Extract<Request, { type: "godSearch" }>) {
-  const id = request.id;
-  currentSearch = id;
-  const start = now();
-  const search: PyProxy = engine.GodTurnSearch(request.position, request.simulations, request.temperature, request.seed,
-    JSON.stringify(request.steps), request.decisions);
-  let lastBreak = now();
-  try {
-    while (!search.run(16)) {
-      if (now() - lastBreak > 50) {
-        post({ type: "progress", id, done: search.decision_simulations(), total: request.simulations,
-          decision: search.decisions_made() + 1 });
-        await pause();
-        lastBreak = now();
-        if (currentSearch !== id) return; // cancelled, or replaced
-      }
-    }
-    const result = JSON.parse(search.result()) as GodSearchResult;
-    result.milliseconds = now() - start;
-    result.backend = "uniform";
-    result.network_milliseconds = 0;
-    post({ type: "godSearch", id, result });
-  } finally {
-    search.destroy();
-  }
+  const search = engine.GodTurnSearch(request.position, request.simulations, request.temperature, request.seed,
+    JSON.stringify(request.steps), request.decisions, request.batch);
+  const result = await runSearch(request.id, "gods", search, request.simulations);
+  if (result) post({ type: "godSearch", id: request.id, result: result as GodSearchResult });
 }
 
 async function evaluate(request: Extract<Request, { type: "evaluate" }>) {
   const n = request.positions.length;
   const planes = bytesToFloats(engine.encode_position_texts(JSON.stringify(request.positions)));
-  if (!modelLoaded) {
+  if (!models.mortal.loaded) {
     post({ type: "evaluate", id: request.id, policy: [], value: [], backend: "uniform" });
     return;
   }
-  const { policy, value } = await evaluatePlanes(planes, n);
+  const { policy, value } = await evaluatePlanes("mortal", planes, n);
   const rows = Array.from({ length: n }, (_, i) => Array.from(policy.subarray(i * 153, (i + 1) * 153)));
-  post({ type: "evaluate", id: request.id, policy: rows, value: Array.from(value), backend: sessionName });
+  post({ type: "evaluate", id: request.id, policy: rows, value: Array.from(value), backend: models.mortal.name });
 }
 
-let modelReady: Promise<void> = Promise.resolve(); // searches wait for a model that is loading
+const modelReady: Record<Game, Promise<void>> = { mortal: Promise.resolve(), gods: Promise.resolve() }; // searches wait for a model that is loading
 
 async function handle(request: Request) {
   if (request.type === "init") return init(request.base);
   await ready;
-  if (request.type === "search" || request.type === "evaluate") await modelReady;
+  if (request.type === "search" || request.type === "evaluate") await modelReady.mortal;
+  if (request.type === "godSearch") await modelReady.gods;
   switch (request.type) {
-    case "model": return (modelReady = loadModel(request.url, request.name));
+    case "model": return (modelReady[request.game] = loadModel(request.game, request.url, request.name));
     case "info": return post({ type: "info", id: request.id, info: JSON.parse(engine.position_info(request.position)) });
     case "play": return post({ type: "play", id: request.id, result: JSON.parse(engine.play(request.position, request.move)) });
     case "randomStart": return post({ type: "randomStart", id: request.id, position: engine.random_start(request.seed) });

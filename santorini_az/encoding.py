@@ -14,8 +14,8 @@ from .game import (CELLS, DIRECTIONS, SIZE, Action, Move, Placement, State, cell
 __all__ = ['N_PLACEMENTS', 'N_ACTIONS', 'N_PLANES', 'PLANE_NAMES', 'SYMMETRY_NAMES', 'CELL_PERMUTATIONS',
            'DIRECTION_PERMUTATIONS', 'ACTION_PERMUTATIONS', 'INVERSE_SYMMETRY', 'ACTION_SOURCES', 'CELL_SOURCES',
            'direction_between', 'action_index', 'action_from_index', 'legal_action_indices', 'legal_mask',
-           'encode_into', 'encode', 'encode_batch', 'transform_action', 'transform_state', 'transform_policy',
-           'transform_planes']
+           'encode_into', 'encode_all', 'encode_batch', 'encode', 'transform_action', 'transform_state',
+           'transform_policy', 'transform_planes']
 
 # %% ../nbs/02_encoding.ipynb #2220e07d
 N_PLACEMENTS = CELLS
@@ -77,19 +77,20 @@ def encode_into(state: State, planes) -> None:
         for worker, cell in enumerate(state.workers[player]):
             planes[cell // SIZE, cell % SIZE, offset + worker] = 1.0
 
-def encode(state: State):
-    "The network input for `state`: float32 array [5, 5, 9]."
-    import numpy as np
-    planes = np.zeros((SIZE, SIZE, N_PLANES), dtype=np.float32)
-    encode_into(state, planes)
+def encode_all(items: list, encode_one, n_planes: int):
+    "float32 array [B, 5, 5, `n_planes`]: `encode_one(item, planes)` writes each item's planes into its zeroed slice."
+    import numpy as np  # imported here: the browser runs this file without numpy and never calls it
+    planes = np.zeros((len(items), SIZE, SIZE, n_planes), dtype=np.float32)
+    for i, item in enumerate(items): encode_one(item, planes[i])
     return planes
 
 def encode_batch(states: list[State]):
     "The network input for several states: float32 array [B, 5, 5, 9]."
-    import numpy as np
-    planes = np.zeros((len(states), SIZE, SIZE, N_PLANES), dtype=np.float32)
-    for i, state in enumerate(states): encode_into(state, planes[i])
-    return planes
+    return encode_all(states, encode_into, N_PLANES)
+
+def encode(state: State):
+    "The network input for `state`: float32 array [5, 5, 9]."
+    return encode_batch([state])[0]
 
 # %% ../nbs/02_encoding.ipynb #6701a484
 _LAST = SIZE - 1

@@ -205,9 +205,9 @@ class Tree(NamedTuple):
     num_nodes: np.ndarray
     num_edges: np.ndarray
 
-def empty_tree(batch: int, max_nodes: int) -> Tree:
-    "A `Tree` for `batch` games of up to `max_nodes` nodes each, all empty."
-    n, e = max_nodes, max_nodes * MAX_LEGAL
+def empty_tree(batch: int, max_nodes: int, edges_per_node: int = MAX_LEGAL) -> Tree:
+    "A `Tree` for `batch` games of up to `max_nodes` nodes each, all empty (chapter 11c's god trees keep 126 edges a node)."
+    n, e = max_nodes, max_nodes * edges_per_node
     return Tree(
         node_heights=np.zeros((batch, n, CELLS), np.int8), node_workers=np.zeros((batch, n, 4), np.int8),
         node_player=np.zeros((batch, n), np.int8), node_visits=np.zeros((batch, n), np.int32),

@@ -228,12 +228,13 @@ def board_svg(state: State, cell_px: int = 48) -> str:
 State._repr_svg_ = board_svg
 
 # %% ../nbs/01_game.ipynb #5796b223
-def perft(state: State, depth: int) -> int:
-    "The number of action sequences of length `depth` from `state` (a finished game ends a sequence early)."
+def perft(state: State, depth: int, legal=legal_actions, play=apply) -> int:
+    """The number of action sequences of length `depth` from `state` (a finished game ends a sequence early), by the
+    rules `legal(state)` and `play(state, action)` (chapter 01b counts god turns with its own)."""
     if depth == 0: return 1
-    actions = legal_actions(state)
+    actions = legal(state)
     if depth == 1: return len(actions)
-    return sum(perft(apply(state, a), depth - 1) for a in actions)
+    return sum(perft(play(state, a), depth - 1, legal, play) for a in actions)
 
 # %% ../nbs/01_game.ipynb #5e46de4a
 def random_openings(count: int, rng, random_moves: int = 0, distinct: bool = True) -> list[State]:

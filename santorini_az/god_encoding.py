@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .encoding import (CELL_PERMUTATIONS, INVERSE_SYMMETRY, PLANE_NAMES, action_from_index,
+from .encoding import (CELL_PERMUTATIONS, INVERSE_SYMMETRY, PLANE_NAMES, action_from_index, encode_all,
                                    transform_state)
 from .game import CELLS, SIZE, State
 from .gods import (GODS, GodState, Play, Step, Turn, build, dome, god_apply, god_legal_turns, god_start,
@@ -23,7 +23,7 @@ __all__ = ['PLACE_OFFSET', 'MOVE_OFFSET', 'BUILD_OFFSET', 'DOME_OFFSET', 'END_AC
            'N_GOD_PLANES', 'MID_TURN_PLANES', 'GOD_ACTION_PERMUTATIONS', 'GOD_ACTION_SOURCES', 'sub_action', 'step_of',
            'sub_actions_svg', 'TurnTree', 'turn_tree', 'GodNode', 'legal_sub_actions', 'god_legal_mask',
            'play_sub_action', 'sub_actions_of_turn', 'walk_turns', 'format_sub_action', 'node_play', 'mid_turn_cells',
-           'encode_node_into', 'encode_node', 'encode_nodes', 'prefix_nodes', 'plane_conflict', 'random_god_positions',
+           'encode_node_into', 'encode_nodes', 'encode_node', 'prefix_nodes', 'plane_conflict', 'random_god_positions',
            'transform_node', 'transform_god_policy', 'sub_actions_of_action', 'random_god_game']
 
 # %% ../nbs/02b_god_encoding.ipynb #33992a01
@@ -189,19 +189,11 @@ def encode_node_into(node: GodNode, planes) -> None:
     for name, cells in mid_turn_cells(node).items():
         for cell in cells: planes[cell // SIZE, cell % SIZE, _plane(name)] = 1.0
 
-def encode_node(node: GodNode):
-    "The network input for `node`: float32 array [5, 5, 36]."
-    import numpy as np
-    planes = np.zeros((SIZE, SIZE, N_GOD_PLANES), dtype=np.float32)
-    encode_node_into(node, planes)
-    return planes
-
 def encode_nodes(nodes: list[GodNode]):
-    "The network input for several nodes: float32 array [B, 5, 5, 36]."
-    import numpy as np
-    planes = np.zeros((len(nodes), SIZE, SIZE, N_GOD_PLANES), dtype=np.float32)
-    for i, node in enumerate(nodes): encode_node_into(node, planes[i])
-    return planes
+    "The network input for several nodes, float32 [B, 5, 5, 36] by chapter 02's `encode_all`; `encode_node`: one's, [5, 5, 36]."
+    return encode_all(nodes, encode_node_into, N_GOD_PLANES)
+
+def encode_node(node: GodNode): return encode_nodes([node])[0]
 
 # %% ../nbs/02b_god_encoding.ipynb #4fe8895a
 def prefix_nodes(state: GodState) -> list[GodNode]:

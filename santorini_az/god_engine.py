@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from numba import njit
 
-from .engine import (UNPLACED, GameRecord, add_root_noise, backup, choose_edge, expand_node, named_for_numba,
-                                 select_edge)
+from .engine import (ROOT, UNPLACED, UNVISITED, GameRecord, Tree, add_root_noise, backup, choose_edge,
+                                 empty_tree, expand_node, named_for_numba, select_edge)
 from .game import CELLS, DOME, SIZE
 from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, generate_turns,
                                         god_state_arrays, turn_buffers)
@@ -33,77 +33,53 @@ from .replay import Examples
 from .selfplay import games_to_examples
 
 # %% auto #0
-__all__ = ['ROOT', 'UNVISITED', 'MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE',
-           'BUILT_PLANE', 'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GOD_CHAMPION', 'GodTree', 'empty_god_tree',
-           'step_count', 'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child',
-           'god_node_arrays', 'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend',
-           'GodSlots', 'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
+__all__ = ['MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE', 'BUILT_PLANE',
+           'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GOD_CHAMPION', 'GodTree', 'empty_god_tree', 'step_count',
+           'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child', 'god_node_arrays',
+           'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend', 'GodSlots',
+           'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
            'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'EngineStats', 'GodEngineConfig',
            'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits', 'search_god_nodes',
            'engine_config', 'compiled_god_selfplay', 'strength_starts', 'compiled_god_strength',
            'god_champion_evaluator']
 
 # %% ../nbs/11c_god_engine.ipynb #f4d8cdd6
-ROOT = 0  # node index of every tree's root
-UNVISITED = -1  # edge_child of an edge never walked
 MY_GOD_PLANE, THEIR_GOD_PLANE = GOD_PLANE_NAMES.index("MY_MORTAL"), GOD_PLANE_NAMES.index("THEIR_MORTAL")
 NO_CLIMB_PLANE, MOVED_PLANE, FROM_PLANE, VIA_PLANE, BUILT_PLANE = (
     GOD_PLANE_NAMES.index(name) for name in ("NO_CLIMB", "MOVED", "FROM", "VIA", "BUILT"))
 
 @named_for_numba("santorini_az.god_engine")
 class GodTree(NamedTuple):
-    """A batch of B search trees over god nodes, N nodes and E = 126 N edges each (node ROOT = 0 is the root).
+    """A batch of B search trees over god nodes: chapter 06's `Tree`, with 126 edges a node (one per sub-action), and
+    what a god node adds to its position and its edges. Node ROOT = 0 is the root.
 
-    node_heights [B, N, 25] int8, node_workers [B, N, 4] int8, node_player [B, N] int8, node_mark [B, N] bool,
-    node_won [B, N] bool                  the position at the start of the node's turn (chapter 11b's arrays)
+    tree                [B, ...]          chapter 06's tree: per node the position at the start of its turn (heights,
+                                          workers, player), statistics and edges (edge_action: the sub-action, 0-125,
+                                          ascending, `end` last); chapter 06's select, expand and backup walk it
+    node_mark, node_won [B, N] bool       the rest of that position (chapter 11b's arrays)
     node_steps          [B, N, 3] int8    the sub-actions taken so far this turn, NO_STEP-padded
     node_terminal       [B, N] bool       the game is over at the node ...
     node_terminal_value [B, N] float64    ... and its value for the player to move (+1: a move this turn has won)
-    node_visits [B, N] int32, node_value [B, N] float64, node_expanded [B, N] bool: as chapter 06's tree
-    edge_start, edge_count [B, N] int32   the node's edges in the edge pool (0 edges: terminal)
-    edge_action    [B, E] uint8     the sub-action (0-125) of each edge, ascending, `end` last
-    edge_ends      [B, E] bool      the edge ends the turn (its child is the opponent's turn)
-    edge_child [B, E] int32, edge_visits [B, E] int32, edge_value_sum [B, E] float64, edge_prior [B, E] float64
-    num_nodes, num_edges [B] int32  in use
-    gods           [B, 2] int64     each player's god, an index into GODS
+    edge_ends           [B, E] bool       the edge ends the turn (its child is the opponent's turn)
+    gods                [B, 2] int64      each player's god, an index into GODS
     """
-    node_heights: np.ndarray
-    node_workers: np.ndarray
-    node_player: np.ndarray
+    tree: Tree
     node_mark: np.ndarray
     node_won: np.ndarray
     node_steps: np.ndarray
     node_terminal: np.ndarray
     node_terminal_value: np.ndarray
-    node_visits: np.ndarray
-    node_value: np.ndarray
-    node_expanded: np.ndarray
-    edge_start: np.ndarray
-    edge_count: np.ndarray
-    edge_action: np.ndarray
     edge_ends: np.ndarray
-    edge_child: np.ndarray
-    edge_visits: np.ndarray
-    edge_value_sum: np.ndarray
-    edge_prior: np.ndarray
-    num_nodes: np.ndarray
-    num_edges: np.ndarray
     gods: np.ndarray
 
 def empty_god_tree(batch: int, max_nodes: int) -> GodTree:
     "A `GodTree` for `batch` games of up to `max_nodes` nodes each, all empty."
-    b, n, e = batch, max_nodes, max_nodes * N_GOD_ACTIONS
-    return GodTree(
-        node_heights=np.zeros((b, n, CELLS), np.int8), node_workers=np.zeros((b, n, 4), np.int8),
-        node_player=np.zeros((b, n), np.int8), node_mark=np.zeros((b, n), np.bool_), node_won=np.zeros((b, n), np.bool_),
-        node_steps=np.full((b, n, TURN_STEPS), NO_STEP, np.int8), node_terminal=np.zeros((b, n), np.bool_),
-        node_terminal_value=np.zeros((b, n), np.float64), node_visits=np.zeros((b, n), np.int32),
-        node_value=np.zeros((b, n), np.float64), node_expanded=np.zeros((b, n), np.bool_),
-        edge_start=np.zeros((b, n), np.int32), edge_count=np.zeros((b, n), np.int32),
-        edge_action=np.zeros((b, e), np.uint8), edge_ends=np.zeros((b, e), np.bool_),
-        edge_child=np.zeros((b, e), np.int32), edge_visits=np.zeros((b, e), np.int32),
-        edge_value_sum=np.zeros((b, e), np.float64), edge_prior=np.zeros((b, e), np.float64),
-        num_nodes=np.zeros(b, np.int32), num_edges=np.zeros(b, np.int32), gods=np.zeros((b, 2), np.int64))
+    b, n = batch, max_nodes
+    return GodTree(tree=empty_tree(b, n, edges_per_node=N_GOD_ACTIONS),
+                   node_mark=np.zeros((b, n), np.bool_), node_won=np.zeros((b, n), np.bool_),
+                   node_steps=np.full((b, n, TURN_STEPS), NO_STEP, np.int8), node_terminal=np.zeros((b, n), np.bool_),
+                   node_terminal_value=np.zeros((b, n), np.float64), edge_ends=np.zeros((b, n * N_GOD_ACTIONS), np.bool_),
+                   gods=np.zeros((b, 2), np.int64))
 
 # %% ../nbs/11c_god_engine.ipynb #70da75f8
 @njit(cache=True)
@@ -129,14 +105,14 @@ def end_node(t, g, node, value) -> int:
 @njit(cache=True)
 def open_god_node(t, g, node, turns, wins) -> int:
     "Give the node written in slot `node` of game `g` zeroed statistics and its legal sub-actions as edges; `node`."
-    first = t.num_edges[g]
-    t.node_visits[g, node], t.node_value[g, node], t.node_expanded[g, node] = 1, 0.0, False
-    t.edge_start[g, node], t.edge_count[g, node], t.num_nodes[g] = first, 0, node + 1
+    first = t.tree.num_edges[g]
+    t.tree.node_visits[g, node], t.tree.node_value[g, node], t.tree.node_expanded[g, node] = 1, 0.0, False
+    t.tree.edge_start[g, node], t.tree.edge_count[g, node], t.tree.num_nodes[g] = first, 0, node + 1
     t.node_terminal[g, node], t.node_terminal_value[g, node] = False, 0.0
-    player, steps = t.node_player[g, node], t.node_steps[g, node]
+    player, steps = t.tree.node_player[g, node], t.node_steps[g, node]
     if t.node_won[g, node]: return end_node(t, g, node, -1.0)  # the player who just moved has won
-    if has_won_mid_turn(t.node_heights[g, node], t.node_workers[g, node], player, t.gods[g], steps): return end_node(t, g, node, 1.0)
-    n = generate_turns(t.node_heights[g, node], t.node_workers[g, node], player, t.gods[g], t.node_mark[g, node], turns, wins)
+    if has_won_mid_turn(t.tree.node_heights[g, node], t.tree.node_workers[g, node], player, t.gods[g], steps): return end_node(t, g, node, 1.0)
+    n = generate_turns(t.tree.node_heights[g, node], t.tree.node_workers[g, node], player, t.gods[g], t.node_mark[g, node], turns, wins)
     if n == 0: return end_node(t, g, node, -1.0)  # no legal turn: lost
     k = step_count(steps)
     following = np.zeros(N_GOD_ACTIONS, np.bool_)  # a sub-action some turn takes next
@@ -152,36 +128,36 @@ def open_god_node(t, g, node, turns, wins) -> int:
     count = 0
     for action in range(END_ACTION):  # ascending, as chapter 02b's legal_sub_actions
         if following[action]:
-            t.edge_action[g, first + count], t.edge_ends[g, first + count] = action, not goes_on[action]
+            t.tree.edge_action[g, first + count], t.edge_ends[g, first + count] = action, not goes_on[action]
             count += 1
     if count > 0 and whole:  # a whole turn that could go on: stopping is a choice too
-        t.edge_action[g, first + count], t.edge_ends[g, first + count] = END_ACTION, True
+        t.tree.edge_action[g, first + count], t.edge_ends[g, first + count] = END_ACTION, True
         count += 1
     for e in range(first, first + count):
-        t.edge_child[g, e], t.edge_visits[g, e], t.edge_value_sum[g, e], t.edge_prior[g, e] = UNVISITED, 0, 0.0, 0.0
-    t.edge_count[g, node], t.num_edges[g] = count, first + count
+        t.tree.edge_child[g, e], t.tree.edge_visits[g, e], t.tree.edge_value_sum[g, e], t.tree.edge_prior[g, e] = UNVISITED, 0, 0.0, 0.0
+    t.tree.edge_count[g, node], t.tree.num_edges[g] = count, first + count
     return node
 
 # %% ../nbs/11c_god_engine.ipynb #2ffafd75
 @njit(cache=True)
 def set_god_root(t, g, heights, workers, player, mark, won, steps, turns, wins) -> None:
     "Empty game `g`'s tree and make the node (a turn's start position and the `steps` taken in it) its root."
-    t.num_nodes[g], t.num_edges[g] = 0, 0
-    t.node_heights[g, ROOT], t.node_workers[g, ROOT], t.node_steps[g, ROOT] = heights, workers, steps
-    t.node_player[g, ROOT], t.node_mark[g, ROOT], t.node_won[g, ROOT] = player, mark, won
+    t.tree.num_nodes[g], t.tree.num_edges[g] = 0, 0
+    t.tree.node_heights[g, ROOT], t.tree.node_workers[g, ROOT], t.node_steps[g, ROOT] = heights, workers, steps
+    t.tree.node_player[g, ROOT], t.node_mark[g, ROOT], t.node_won[g, ROOT] = player, mark, won
     open_god_node(t, g, ROOT, turns, wins)
 
 @njit(cache=True)
 def add_god_child(t, g, parent, e, turns, wins) -> int:
     "Append the node reached from `parent` by edge `e` to game `g`'s tree: the turn one step on, or the next turn."
-    node = t.num_nodes[g]
-    t.node_heights[g, node], t.node_workers[g, node], t.node_steps[g, node] = t.node_heights[g, parent], t.node_workers[g, parent], t.node_steps[g, parent]
-    t.node_player[g, node], t.node_mark[g, node], t.node_won[g, node] = t.node_player[g, parent], t.node_mark[g, parent], t.node_won[g, parent]
-    action = t.edge_action[g, e]
+    node = t.tree.num_nodes[g]
+    t.tree.node_heights[g, node], t.tree.node_workers[g, node], t.node_steps[g, node] = t.tree.node_heights[g, parent], t.tree.node_workers[g, parent], t.node_steps[g, parent]
+    t.tree.node_player[g, node], t.node_mark[g, node], t.node_won[g, node] = t.tree.node_player[g, parent], t.node_mark[g, parent], t.node_won[g, parent]
+    action = t.tree.edge_action[g, e]
     if action != END_ACTION: t.node_steps[g, node, step_count(t.node_steps[g, parent])] = action
     if t.edge_ends[g, e]:
-        player, won, mark = apply_turn(t.node_heights[g, node], t.node_workers[g, node], t.node_player[g, node], t.gods[g], t.node_steps[g, node])
-        t.node_player[g, node], t.node_won[g, node], t.node_mark[g, node] = player, won, mark
+        player, won, mark = apply_turn(t.tree.node_heights[g, node], t.tree.node_workers[g, node], t.tree.node_player[g, node], t.gods[g], t.node_steps[g, node])
+        t.tree.node_player[g, node], t.node_won[g, node], t.node_mark[g, node] = player, won, mark
         t.node_steps[g, node, :] = NO_STEP
     return open_god_node(t, g, node, turns, wins)
 
@@ -195,16 +171,16 @@ def god_node_arrays(node: GodNode) -> tuple:
 
 def compiled_root(node: GodNode, max_nodes: int = 130) -> GodTree:
     "A one-game tree whose root is `node`."
-    tree = empty_god_tree(1, max_nodes)
+    t = empty_god_tree(1, max_nodes)
     heights, workers, player, gods, mark, won, steps = god_node_arrays(node)
-    tree.gods[0] = gods
-    set_god_root(tree, 0, heights, workers, player, mark, won, steps, *turn_buffers())
-    return tree
+    t.gods[0] = gods
+    set_god_root(t, 0, heights, workers, player, mark, won, steps, *turn_buffers())
+    return t
 
-def root_edges(tree: GodTree, g: int = 0) -> list[int]:
+def root_edges(t: GodTree, g: int = 0) -> list[int]:
     "The sub-actions of game `g`'s root edges, in order."
-    first = tree.edge_start[g, ROOT]
-    return tree.edge_action[g, first:first + tree.edge_count[g, ROOT]].tolist()
+    first = t.tree.edge_start[g, ROOT]
+    return t.tree.edge_action[g, first:first + t.tree.edge_count[g, ROOT]].tolist()
 
 # %% ../nbs/11c_god_engine.ipynb #66024c62
 @njit(cache=True)
@@ -242,7 +218,7 @@ def encode_god_position(heights, workers, player, gods, mark, steps, out) -> Non
 def encode_god_node(t, g, node, out) -> None:
     "The planes of node `node` of game `g`'s tree into `out` [5, 5, 36]."
     out[:] = 0.0
-    encode_god_position(t.node_heights[g, node], t.node_workers[g, node], t.node_player[g, node], t.gods[g], t.node_mark[g, node],
+    encode_god_position(t.tree.node_heights[g, node], t.tree.node_workers[g, node], t.tree.node_player[g, node], t.gods[g], t.node_mark[g, node],
                         t.node_steps[g, node], out)
 
 # %% ../nbs/11c_god_engine.ipynb #6afc6b15
@@ -251,13 +227,13 @@ def god_descend(t, g, c_puct, fpu_value, path_nodes, path_edges, turns, wins) ->
     "Walk game `g`'s tree by PUCT from the root to a node not yet evaluated, or a finished game: (that node, path length)."
     node, depth = ROOT, 0
     while True:
-        e = select_edge(t, g, node, c_puct, fpu_value)
+        e = select_edge(t.tree, g, node, c_puct, fpu_value)
         path_nodes[depth], path_edges[depth] = node, e
         depth += 1
-        child = t.edge_child[g, e]
+        child = t.tree.edge_child[g, e]
         if child == UNVISITED:  # first visit: the child joins the tree
-            child = t.edge_child[g, e] = add_god_child(t, g, node, e, turns, wins)
-        if t.node_terminal[g, child] or not t.node_expanded[g, child]: return child, depth
+            child = t.tree.edge_child[g, e] = add_god_child(t, g, node, e, turns, wins)
+        if t.node_terminal[g, child] or not t.tree.node_expanded[g, child]: return child, depth
         node = child
 
 # %% ../nbs/11c_god_engine.ipynb #55752897
@@ -323,11 +299,11 @@ def select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes,
     waiting = 0
     for g in range(len(s.active)):
         if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF: continue
-        if not t.node_expanded[g, ROOT]: s.leaf[g], s.path_length[g] = ROOT, 0  # the root's own evaluation comes first
+        if not t.tree.node_expanded[g, ROOT]: s.leaf[g], s.path_length[g] = ROOT, 0  # the root's own evaluation comes first
         while s.leaf[g] == NO_LEAF and s.simulations[g] < simulations:
             leaf, depth = god_descend(t, g, c_puct, fpu_value, s.path_nodes[g], s.path_edges[g], turns, wins)
             if t.node_terminal[g, leaf]:
-                backup(t, g, s.path_nodes[g], s.path_edges[g], depth, t.node_player[g, leaf], t.node_terminal_value[g, leaf])
+                backup(t.tree, g, s.path_nodes[g], s.path_edges[g], depth, t.tree.node_player[g, leaf], t.node_terminal_value[g, leaf])
                 s.simulations[g] += 1
             else: s.leaf[g], s.path_length[g] = leaf, depth
         if s.leaf[g] != NO_LEAF:
@@ -342,11 +318,11 @@ def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None
     for i in range(count):
         g = rows[i]
         leaf = s.leaf[g]
-        expand_node(t, g, leaf, logits[i], np.float64(values[i]))
+        expand_node(t.tree, g, leaf, logits[i], np.float64(values[i]))
         if leaf == ROOT:
-            if noise_fraction > 0: add_root_noise(t, s, g, noise_fraction)  # chapter 06's
+            if noise_fraction > 0: add_root_noise(t.tree, s, g, noise_fraction)  # chapter 06's
         else:
-            backup(t, g, s.path_nodes[g], s.path_edges[g], s.path_length[g], t.node_player[g, leaf], t.node_value[g, leaf])
+            backup(t.tree, g, s.path_nodes[g], s.path_edges[g], s.path_length[g], t.tree.node_player[g, leaf], t.tree.node_value[g, leaf])
             s.simulations[g] += 1
         s.leaf[g] = NO_LEAF
 
@@ -354,9 +330,9 @@ def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None
 @njit(cache=True)
 def root_value(t, g) -> float:
     "Game `g`'s root's mean backed-up value, its own evaluation included, for its player to move (chapter 03's node_value)."
-    total, first = t.node_value[g, ROOT], t.edge_start[g, ROOT]
-    for e in range(first, first + t.edge_count[g, ROOT]): total += t.edge_value_sum[g, e]
-    return total / t.node_visits[g, ROOT]
+    total, first = t.tree.node_value[g, ROOT], t.tree.edge_start[g, ROOT]
+    for e in range(first, first + t.tree.edge_count[g, ROOT]): total += t.tree.edge_value_sum[g, e]
+    return total / t.tree.node_visits[g, ROOT]
 
 @njit(cache=True)
 def record_decision(t, s, g) -> None:
@@ -364,14 +340,14 @@ def record_decision(t, s, g) -> None:
     d = s.decisions[g]
     if d >= s.log_planes.shape[1]: return
     s.log_planes[g, d] = 0
-    encode_god_position(t.node_heights[g, ROOT], t.node_workers[g, ROOT], t.node_player[g, ROOT], t.gods[g], t.node_mark[g, ROOT],
+    encode_god_position(t.tree.node_heights[g, ROOT], t.tree.node_workers[g, ROOT], t.tree.node_player[g, ROOT], t.gods[g], t.node_mark[g, ROOT],
                         t.node_steps[g, ROOT], s.log_planes[g, d])
     s.log_policy[g, d], s.log_legal[g, d] = 0.0, False
-    first, count = t.edge_start[g, ROOT], t.edge_count[g, ROOT]
+    first, count = t.tree.edge_start[g, ROOT], t.tree.edge_count[g, ROOT]
     for e in range(first, first + count):
-        s.log_policy[g, d, t.edge_action[g, e]] = t.edge_visits[g, e] / (t.node_visits[g, ROOT] - 1)
-        s.log_legal[g, d, t.edge_action[g, e]] = True
-    s.log_value[g, d], s.log_player[g, d] = root_value(t, g), t.node_player[g, ROOT]
+        s.log_policy[g, d, t.tree.edge_action[g, e]] = t.tree.edge_visits[g, e] / (t.tree.node_visits[g, ROOT] - 1)
+        s.log_legal[g, d, t.tree.edge_action[g, e]] = True
+    s.log_value[g, d], s.log_player[g, d] = root_value(t, g), t.tree.node_player[g, ROOT]
 
 @njit(cache=True)
 def play_god_decisions(t, s, simulations, temperature_decisions, max_decisions, turns, wins) -> None:
@@ -379,17 +355,17 @@ def play_god_decisions(t, s, simulations, temperature_decisions, max_decisions, 
     for g in range(len(s.active)):
         if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF or s.simulations[g] < simulations: continue
         record_decision(t, s, g)
-        e = choose_edge(t, g, 1.0 if s.decisions[g] < temperature_decisions else 0.0, s.uniform[g])  # chapter 06's
-        if s.decisions[g] < s.log_action.shape[1]: s.log_action[g, s.decisions[g]] = t.edge_action[g, e]
-        child = t.edge_child[g, e]
+        e = choose_edge(t.tree, g, 1.0 if s.decisions[g] < temperature_decisions else 0.0, s.uniform[g])  # chapter 06's
+        if s.decisions[g] < s.log_action.shape[1]: s.log_action[g, s.decisions[g]] = t.tree.edge_action[g, e]
+        child = t.tree.edge_child[g, e]
         if child == UNVISITED: child = add_god_child(t, g, ROOT, e, turns, wins)
         s.decisions[g] += 1
         s.simulations[g] = 0
         if t.node_terminal[g, child]:  # +1: the child's player has won (mid-turn); -1: the child's player has lost
-            s.over[g], s.winner[g] = True, t.node_player[g, child] if t.node_terminal_value[g, child] > 0 else 1 - t.node_player[g, child]
+            s.over[g], s.winner[g] = True, t.tree.node_player[g, child] if t.node_terminal_value[g, child] > 0 else 1 - t.tree.node_player[g, child]
         elif s.decisions[g] >= max_decisions: s.over[g], s.winner[g] = True, -1
         else:
-            set_god_root(t, g, t.node_heights[g, child].copy(), t.node_workers[g, child].copy(), t.node_player[g, child],
+            set_god_root(t, g, t.tree.node_heights[g, child].copy(), t.tree.node_workers[g, child].copy(), t.tree.node_player[g, child],
                          t.node_mark[g, child], t.node_won[g, child], t.node_steps[g, child].copy(), turns, wins)
 
 # %% ../nbs/11c_god_engine.ipynb #8b0725ac
@@ -444,7 +420,7 @@ def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluator
     "Logits [count, 126] and values [count] of the waiting leaves, each evaluator called once for the leaves that are its."
     logits, values = np.zeros((count, N_GOD_ACTIONS), np.float32), np.zeros(count, np.float32)
     games = rows[:count]
-    whose = s.evaluator[games, t.node_player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
+    whose = s.evaluator[games, t.tree.node_player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
     for number, evaluate in enumerate(evaluators):
         mine = np.flatnonzero(whose == number)
         if len(mine) == 0: continue
@@ -512,8 +488,8 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
     while count := select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows):
         logits, values = evaluate(planes[:count])
         expand_god_leaves(t, s, rows, count, np.asarray(logits, np.float32), np.asarray(values, np.float32), 0.0)
-    first, count = t.edge_start[:, ROOT], t.edge_count[:, ROOT]
-    return [RootVisits(root_edges(t, g), t.edge_visits[g, first[g]:first[g] + count[g]].tolist(), root_value(t, g))
+    first, count = t.tree.edge_start[:, ROOT], t.tree.edge_count[:, ROOT]
+    return [RootVisits(root_edges(t, g), t.tree.edge_visits[g, first[g]:first[g] + count[g]].tolist(), root_value(t, g))
             for g in range(len(nodes))]
 
 # %% ../nbs/11c_god_engine.ipynb #6c4dd27a

@@ -15,8 +15,9 @@ from itertools import combinations
 from typing import NamedTuple
 
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, has_climbed, in_setup,
-                               legal_placements)
-from .notation import NotationError, cell_name, format_position, parse_cell, parse_position
+                               legal_placements, perft)
+from .notation import (NotationError, cell_name, format_position, parse_cell, parse_legal, parse_position,
+                                   play_texts)
 
 # %% auto #0
 __all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start', 'Step',
@@ -273,11 +274,8 @@ def god_winner(state: GodState) -> int | None:
     return None
 
 def god_perft(state: GodState, depth: int) -> int:
-    "The number of turn sequences of length `depth` from `state` (a finished game ends a sequence early)."
-    if depth == 0: return 1
-    turns = god_legal_turns(state)
-    if depth == 1: return len(turns)
-    return sum(god_perft(god_apply(state, t), depth - 1) for t in turns)
+    "The number of turn sequences of length `depth` from `state`: chapter 01's `perft` with the gods' rules."
+    return perft(state, depth, god_legal_turns, god_apply)
 
 # %% ../nbs/01b_gods.ipynb #99c38a33
 def turn_of_action(action) -> Turn:
@@ -354,18 +352,13 @@ def _read_turn(state: GodState, text: str) -> Turn:
     return tuple(steps)
 
 def parse_turn(state: GodState, text: str) -> Turn:
-    "The legal turn written as `text` in `state`."
-    turn = _read_turn(state, text.strip())
-    if turn not in god_legal_turns(state):
-        raise NotationError(f"{text.strip()!r} is not a legal turn for {state.gods[state.player]} "
-                            f"in {format_god_position(state)}")
-    return turn
+    "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules)."
+    kind = lambda turn: f"turn for {state.gods[state.player]} in {format_god_position(state)}"
+    return parse_legal(state, text, _read_turn, god_legal_turns, kind)
 
 def play_turns(state: GodState, turns: str | list[str]) -> GodState:
     "The position after playing `turns` (a space-separated string or a list) from `state`."
-    for text in (turns.split() if isinstance(turns, str) else turns):
-        state = god_apply(state, parse_turn(state, text))
-    return state
+    return play_texts(state, turns, parse_turn, god_apply)
 
 # %% ../nbs/01b_gods.ipynb #ecef3c99
 def board_symmetries() -> list[tuple[int, ...]]:

@@ -7,12 +7,12 @@ Docs: https://santorini-az.github.io/santorini_az/notation.html.md"""
 # %% ../nbs/01a_notation.ipynb #91115376
 from __future__ import annotations
 
-from .game import (CELLS, SIZE, Action, Move, Placement, State, cell_at, initial_state,
+from .game import (CELLS, SIZE, Action, Move, Placement, State, apply, cell_at, initial_state,
                                legal_actions, row_col)
 
 # %% auto #0
 __all__ = ['FILES', 'START', 'NotationError', 'cell_name', 'parse_cell', 'format_position', 'parse_position', 'format_action',
-           'parse_action', 'play_moves']
+           'parse_legal', 'parse_action', 'play_texts', 'play_moves']
 
 # %% ../nbs/01a_notation.ipynb #0e8beedf
 FILES = "ABCDE"
@@ -91,17 +91,23 @@ def _read_action(state: State, text: str) -> Action:
         raise NotationError(f"{text!r}: player {state.player + 1} has no worker on {here.strip().upper()}")
     return Move(mine.index(parse_cell(here)), parse_cell(to), parse_cell(build))
 
+def parse_legal(state, text: str, read, legal, kind):
+    "What `read(state, text)` finds, if `legal(state)` lists it; else a NotationError: it is no legal `kind(found)`."
+    found = read(state, text.strip())
+    if found not in legal(state): raise NotationError(f"{text.strip()!r} is not a legal {kind(found)}")
+    return found
+
 def parse_action(state: State, text: str) -> Action:
     "The legal action written as `text` in `state`."
-    action = _read_action(state, text.strip())
-    if action not in legal_actions(state):
-        raise NotationError(f"{text.strip()!r} is not a legal {'placement' if isinstance(action, Placement) else 'move'}"
-                            f" in {format_position(state)}")
-    return action
+    kind = lambda action: f"{'placement' if isinstance(action, Placement) else 'move'} in {format_position(state)}"
+    return parse_legal(state, text, _read_action, legal_actions, kind)
 
 # %% ../nbs/01a_notation.ipynb #8707327e
+def play_texts(state, texts: str | list[str], parse, play):
+    "The position after `texts` (a space-separated string or a list), each read by `parse(state, text)` and played by `play`."
+    for text in (texts.split() if isinstance(texts, str) else texts): state = play(state, parse(state, text))
+    return state
+
 def play_moves(state: State, moves: str | list[str]) -> State:
     "The position after playing `moves` (a space-separated string or a list) from `state`."
-    for text in (moves.split() if isinstance(moves, str) else moves):
-        state = state.apply(parse_action(state, text))
-    return state
+    return play_texts(state, moves, parse_action, apply)

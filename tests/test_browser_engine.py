@@ -31,9 +31,9 @@ def onnx_model(tmp_path_factory):
 
 
 def network(evaluator):
-    "The worker's contract, from Python: float32 planes bytes -> (softmax policy bytes, value bytes)."
+    "The worker's contract, from Python: float32 planes bytes -> (softmax policy bytes, value bytes), 9 or 36 planes."
     def evaluate(planes, n):
-        logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 9))
+        logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, evaluator.planes))
         return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
     return evaluate
 
@@ -218,14 +218,6 @@ def god_onnx_model(tmp_path_factory):
     return OnnxEvaluator(export_onnx(net.eval(), tmp_path_factory.mktemp("g") / "god.onnx"))
 
 
-def god_network(evaluator):
-    "The worker's contract for the god network: float32 planes bytes [n, 5, 5, 36] -> (softmax [n, 126], values) bytes."
-    def evaluate(planes, n):
-        logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 36))
-        return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
-    return evaluate
-
-
 GOD_NODES = [(ARTEMIS_DEMETER, []), ("0000001000012100001000000/2/hermes:B4,D2/athena:C4,C2", []),
              ("0000001000012100001000000/1/prometheus:B4,D2/atlas:C4,C2", [75 + 2])]
 
@@ -246,7 +238,7 @@ def test_a_god_decision_with_batches_of_one_is_chapter_03b_with_the_network(god_
         logits, values = god_onnx_model.evaluate(encode_node(node)[None])
         return logits[0], float(values[0])
     for text, steps in GOD_NODES:
-        search = engine.run_god_turn(text, god_network(god_onnx_model), simulations=120, batch_size=1, decisions=1,
+        search = engine.run_god_turn(text, network(god_onnx_model), simulations=120, batch_size=1, decisions=1,
                                      steps_json=json.dumps(steps))
         readable = god_search(engine.god_node(text, steps), evaluate, SearchConfig(simulations=120))
         root = search.decisions[0]["moves"]
@@ -257,7 +249,7 @@ def test_a_god_decision_with_batches_of_one_is_chapter_03b_with_the_network(god_
 @pytest.mark.parametrize("in_flight", [1, 2])
 def test_a_god_turn_with_the_network_in_batches(god_onnx_model, in_flight):
     for text, steps in GOD_NODES:
-        search = engine.run_god_turn(text, god_network(god_onnx_model), in_flight=in_flight, simulations=200,
+        search = engine.run_god_turn(text, network(god_onnx_model), in_flight=in_flight, simulations=200,
                                      batch_size=16, steps_json=json.dumps(steps))
         result = json.loads(search.result())
         state = parse_god_position(text)

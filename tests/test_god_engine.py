@@ -54,22 +54,22 @@ def test_every_node_child_and_plane_equals_the_readable_tree(nodes):
     buffers = turn_buffers()
     mid_turn = 0
     for node in nodes:
-        tree, readable = compiled_root(node), GodTreeNode(node)
-        assert bool(tree.node_terminal[0, ROOT]) == readable.is_terminal, node
+        t, readable = compiled_root(node), GodTreeNode(node)
+        assert bool(t.node_terminal[0, ROOT]) == readable.is_terminal, node
         if readable.is_terminal: continue
         mid_turn += bool(node.steps)
-        assert root_edges(tree) == legal_sub_actions(node), node
+        assert root_edges(t) == legal_sub_actions(node), node
         planes = np.zeros((5, 5, N_GOD_PLANES), np.float32)
-        encode_god_node(tree, 0, ROOT, planes)
+        encode_god_node(t, 0, ROOT, planes)
         assert np.array_equal(planes, encode_node(node)), node
-        for e, action in enumerate(root_edges(tree)):
-            child = add_god_child(tree, 0, ROOT, tree.edge_start[0, ROOT] + e, *buffers)
+        for e, action in enumerate(root_edges(t)):
+            child = add_god_child(t, 0, ROOT, t.tree.edge_start[0, ROOT] + e, *buffers)
             after = GodTreeNode(play_sub_action(node, action))
-            assert bool(tree.node_terminal[0, child]) == after.is_terminal, (node, action)
+            assert bool(t.node_terminal[0, child]) == after.is_terminal, (node, action)
             if after.is_terminal: continue
-            first, count = tree.edge_start[0, child], tree.edge_count[0, child]
-            assert tree.edge_action[0, first:first + count].tolist() == after.actions, (node, action)
-            encode_god_node(tree, 0, child, planes)
+            first, count = t.tree.edge_start[0, child], t.tree.edge_count[0, child]
+            assert t.tree.edge_action[0, first:first + count].tolist() == after.actions, (node, action)
+            encode_god_node(t, 0, child, planes)
             assert np.array_equal(planes, encode_node(after.position)), (node, action)
     assert mid_turn > 300  # the sample reaches deep into turns, not only their starts
 
@@ -132,23 +132,23 @@ def test_a_game_stopped_by_length_is_a_draw():
 
 
 def test_chapter_06s_choice_on_the_god_tree():
-    tree = compiled_root(GodNode(random_god_opening(("demeter", "pan"), random.Random(4))))
-    first, count = tree.edge_start[0, ROOT], tree.edge_count[0, ROOT]
-    tree.edge_visits[0, first:first + count] = 0
-    tree.edge_visits[0, first + 2], tree.edge_visits[0, first + 5], tree.edge_visits[0, first + 7] = 3, 5, 5
-    assert choose_edge(tree, 0, 0.0, 0.0) == first + 5  # the most visited, ties to the lowest sub-action
-    assert choose_edge(tree, 0, 1.0, 0.0) == first + 2  # a draw of 0: the first edge with visits
-    assert choose_edge(tree, 0, 1.0, 0.25) == first + 5  # 3/13 < 0.25 < 8/13
-    assert choose_edge(tree, 0, 1.0, 0.9999) == first + 7
+    t = compiled_root(GodNode(random_god_opening(("demeter", "pan"), random.Random(4))))
+    first, count = t.tree.edge_start[0, ROOT], t.tree.edge_count[0, ROOT]
+    t.tree.edge_visits[0, first:first + count] = 0
+    t.tree.edge_visits[0, first + 2], t.tree.edge_visits[0, first + 5], t.tree.edge_visits[0, first + 7] = 3, 5, 5
+    assert choose_edge(t.tree, 0, 0.0, 0.0) == first + 5  # the most visited, ties to the lowest sub-action
+    assert choose_edge(t.tree, 0, 1.0, 0.0) == first + 2  # a draw of 0: the first edge with visits
+    assert choose_edge(t.tree, 0, 1.0, 0.25) == first + 5  # 3/13 < 0.25 < 8/13
+    assert choose_edge(t.tree, 0, 1.0, 0.9999) == first + 7
 
 
 def test_chapter_06s_root_noise_on_the_god_tree():
-    tree = compiled_root(GodNode(random_god_opening(("atlas", "minotaur"), random.Random(2))))
-    slots, count = empty_god_slots(1, 2, 1), tree.edge_count[0, ROOT]
-    expand_node(tree, 0, ROOT, np.zeros(N_GOD_ACTIONS, np.float32), 0.0)
+    t = compiled_root(GodNode(random_god_opening(("atlas", "minotaur"), random.Random(2))))
+    slots, count = empty_god_slots(1, 2, 1), t.tree.edge_count[0, ROOT]
+    expand_node(t.tree, 0, ROOT, np.zeros(N_GOD_ACTIONS, np.float32), 0.0)
     slots.noise[0] = np.random.default_rng(0).gamma(0.3, 1.0, N_GOD_ACTIONS)
-    add_root_noise(tree, slots, 0, 0.25)
-    priors = tree.edge_prior[0, :count]
+    add_root_noise(t.tree, slots, 0, 0.25)
+    priors = t.tree.edge_prior[0, :count]
     assert np.isclose(priors.sum(), 1) and priors.min() >= 0.75 / count - 1e-12 and priors.std() > 0
     assert slots.noise_used[0]
 

@@ -31,9 +31,10 @@ __all__ = ['ZOBRIST_HEIGHT', 'ZOBRIST_WORKER', 'ZOBRIST_PLAYER', 'TERM_NAMES', '
            'CENTRALITY', 'NORMAL', 'LOST_NOW', 'LOST_IN_2', 'MATE', 'MATE_BOUND', 'INFINITY', 'MAX_PLY', 'EXACT',
            'LOWER', 'UPPER', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'AGE', 'SELDEPTH', 'ROOT_MOVE', 'ROOT_UPDATED',
            'TT_CUTOFFS', 'zobrist_tables', 'zobrist_hash', 'make_move', 'unmake_move', 'winning_action', 'chebyshev',
-           'evaluation_terms', 'evaluate_position', 'evaluation_table', 'Tables', 'make_tables', 'tt_store', 'tt_probe',
-           'pick_next', 'note_best', 'negamax', 'AlphaBetaConfig', 'score_text', 'SearchResult', 'AlphaBeta', 'Brain',
-           'bench_alphabeta', 'AlphaBetaPlayer']
+           'evaluation_terms', 'evaluate_position', 'evaluation_table', 'SearchState', 'empty_search_state', 'Tables',
+           'make_tables', 'tt_store', 'tt_probe', 'pick_next', 'note_best', 'note_cutoff', 'child_scored', 'bound_of',
+           'negamax', 'TableConfig', 'AlphaBetaConfig', 'score_text', 'SearchResult', 'TableSearch', 'AlphaBeta',
+           'Brain', 'bench_alphabeta', 'AlphaBetaPlayer']
 
 # %% ../nbs/11_alphabeta.ipynb #7ac11d33
 def zobrist_tables(seed: int = 2024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,18 +214,16 @@ def evaluation_table(state: State, weights=DEFAULT_WEIGHTS) -> str:
 # %% ../nbs/11_alphabeta.ipynb #b7988330
 MAX_PLY = 128  # deepest line the search can follow
 EXACT, LOWER, UPPER = 1, 2, 3  # kinds of stored bound
-# counters in Tables.stats
+# counters in SearchState.stats
 NODES, NODE_LIMIT, ABORTED, USE_TT, AGE, SELDEPTH, ROOT_MOVE, ROOT_UPDATED, TT_CUTOFFS = range(9)
 
 @named_for_numba("santorini_az.alphabeta")
-class Tables(NamedTuple):
-    """Everything the compiled search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
+class SearchState(NamedTuple):
+    """What an α-β search keeps beside its transposition table and its move lists (chapter 11b's god search keeps
+    the same). L = the deepest ply, H = history slots (153 actions here; 11b: a turn's first and last steps).
 
-    tt_key     [S] uint64          the full hash of the position in each entry (0 = empty)
-    tt_data    [S] int64           packed: (score + 65536) << 26 | depth << 18 | bound << 16 | age << 8 | move
-    moves      [L, 128] int64      per ply: legal actions, then (ordering score << 8 | action) while searching
     killers    [L, 2] int64        per ply: the last two moves that caused a cutoff there (-1 = none)
-    history    [2, 153] int64      per player and action: sum of depth^2 over the cutoffs it caused
+    history    [2, H] int64        per player and slot: sum of depth^2 over the cutoffs its moves caused
     pv         [L+1, L+1] int64    triangular principal-variation table: pv[ply, ply:pv_length[ply]]
     pv_length  [L+1] int64
     stats      [16] int64          counters and flags (NODES, NODE_LIMIT, ABORTED, USE_TT, AGE, ...)
@@ -232,9 +231,6 @@ class Tables(NamedTuple):
     weights    [N_TERMS] int64     the evaluation's weights
     terms      [N_TERMS] int64     scratch for the evaluation
     """
-    tt_key: np.ndarray
-    tt_data: np.ndarray
-    moves: np.ndarray
     killers: np.ndarray
     history: np.ndarray
     pv: np.ndarray
@@ -244,14 +240,32 @@ class Tables(NamedTuple):
     weights: np.ndarray
     terms: np.ndarray
 
+def empty_search_state(max_ply: int, history_slots: int, weights=DEFAULT_WEIGHTS) -> SearchState:
+    "A fresh `SearchState` for lines of up to `max_ply` plies and `history_slots` history entries per player."
+    return SearchState(killers=np.full((max_ply, 2), -1, np.int64), history=np.zeros((2, history_slots), np.int64),
+                       pv=np.zeros((max_ply + 1, max_ply + 1), np.int64), pv_length=np.zeros(max_ply + 1, np.int64),
+                       stats=np.zeros(16, np.int64), stop=np.zeros(1, np.int64), weights=np.array(weights, np.int64),
+                       terms=np.zeros(N_TERMS, np.int64))
+
+@named_for_numba("santorini_az.alphabeta")
+class Tables(NamedTuple):
+    """Everything the compiled search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
+
+    tt_key     [S] uint64          the full hash of the position in each entry (0 = empty)
+    tt_data    [S] int64           packed: (score + 65536) << 26 | depth << 18 | bound << 16 | age << 8 | move
+    moves      [L, 128] int64      per ply: legal actions, then (ordering score << 8 | action) while searching
+    search     SearchState         killers, history (per player and action), PV, counters, stop flag, weights
+    """
+    tt_key: np.ndarray
+    tt_data: np.ndarray
+    moves: np.ndarray
+    search: SearchState
+
 def make_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> Tables:
     "Empty search tables with a transposition table of at most `hash_mb` megabytes (16 bytes per entry)."
     entries = 1 << max(10, int(math.log2(hash_mb * 2**20 / 16)))
     return Tables(tt_key=np.zeros(entries, np.uint64), tt_data=np.zeros(entries, np.int64),
-                  moves=np.zeros((MAX_PLY, MAX_LEGAL), np.int64), killers=np.full((MAX_PLY, 2), -1, np.int64),
-                  history=np.zeros((2, N_ACTIONS), np.int64), pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int64),
-                  pv_length=np.zeros(MAX_PLY + 1, np.int64), stats=np.zeros(16, np.int64), stop=np.zeros(1, np.int64),
-                  weights=np.array(weights, np.int64), terms=np.zeros(N_TERMS, np.int64))
+                  moves=np.zeros((MAX_PLY, MAX_LEGAL), np.int64), search=empty_search_state(MAX_PLY, N_ACTIONS, weights))
 
 # %% ../nbs/11_alphabeta.ipynb #67537727
 @njit(cache=True)
@@ -261,12 +275,12 @@ def tt_store(t, key, score, depth, bound, move, ply) -> None:
     elif score < -MATE_BOUND: score -= ply
     index = np.int64(key & np.uint64(t.tt_key.shape[0] - 1))
     old = t.tt_data[index]
-    if old != 0 and t.tt_key[index] != key and ((old >> 8) & 255) == t.stats[AGE] and ((old >> 18) & 255) > depth:
+    if old != 0 and t.tt_key[index] != key and ((old >> 8) & 255) == t.search.stats[AGE] and ((old >> 18) & 255) > depth:
         return  # a deeper result of this same search keeps its slot
     if old != 0 and t.tt_key[index] == key and ((old >> 18) & 255) > depth: return  # keep the deeper result
     t.tt_key[index] = key
     t.tt_data[index] = ((np.int64(score) + 65536) << 26) | (np.int64(depth) << 18) | (np.int64(bound) << 16) | (
-        np.int64(t.stats[AGE]) << 8) | np.int64(move & 255)
+        np.int64(t.search.stats[AGE]) << 8) | np.int64(move & 255)
 
 @njit(cache=True)
 def tt_probe(t, key, ply) -> tuple:
@@ -283,13 +297,13 @@ def tt_probe(t, key, ply) -> tuple:
 @njit(cache=True)
 def _order_moves(t, moves, n, player, ply, tt_move) -> None:
     "Turn `moves[:n]` into (ordering score << 8 | action): TT move, then killers, then history."
-    killer1, killer2 = t.killers[ply, 0], t.killers[ply, 1]
+    killer1, killer2 = t.search.killers[ply, 0], t.search.killers[ply, 1]
     for i in range(n):
         action = moves[i]
         if action == tt_move: order = 1 << 40
         elif action == killer1: order = 1 << 39
         elif action == killer2: order = (1 << 39) - 1
-        else: order = t.history[player, action]
+        else: order = t.search.history[player, action]
         moves[i] = (order << 8) | action
 
 @njit(cache=True)
@@ -307,36 +321,55 @@ def pick_next(moves, i, n, mask) -> int:
 @njit(cache=True)
 def note_best(t, ply, action) -> None:
     "`action` is the best move so far at `ply`: it heads the node's principal variation (11b: a turn's id)."
-    t.pv[ply, ply] = action
-    for k in range(ply + 1, t.pv_length[ply + 1]): t.pv[ply, k] = t.pv[ply + 1, k]
-    t.pv_length[ply] = max(t.pv_length[ply + 1], ply + 1)
-    if ply == 0: t.stats[ROOT_MOVE], t.stats[ROOT_UPDATED] = action, 1
+    t.search.pv[ply, ply] = action
+    for k in range(ply + 1, t.search.pv_length[ply + 1]): t.search.pv[ply, k] = t.search.pv[ply + 1, k]
+    t.search.pv_length[ply] = max(t.search.pv_length[ply + 1], ply + 1)
+    if ply == 0: t.search.stats[ROOT_MOVE], t.search.stats[ROOT_UPDATED] = action, 1
 
 @njit(cache=True)
-def _note_cutoff(t, ply, player, action, depth) -> None:
-    "`action` refuted the node: remember it as a killer and in the history."
-    if action != t.killers[ply, 0]:
-        t.killers[ply, 1] = t.killers[ply, 0]
-        t.killers[ply, 0] = action
-    t.history[player, action] += depth * depth
+def note_cutoff(t, ply, player, move, slot, depth) -> None:
+    "`move` refuted the node: remember it as a killer, and in the history at `slot` (here the action; 11b: a turn's steps)."
+    if move != t.search.killers[ply, 0]:
+        t.search.killers[ply, 1] = t.search.killers[ply, 0]
+        t.search.killers[ply, 0] = move
+    t.search.history[player, slot] += depth * depth
+
+@njit(cache=True)
+def child_scored(t, ply, player, depth, score, move, slot, best, best_move, alpha, beta) -> tuple:
+    """A child's `score` back at the node: (best, best move, alpha, cut). A better move heads the principal variation
+    and, at `beta` or past it, refutes the node (a killer; the history at `slot`). Chapter 11b's search does the same."""
+    if score > best:
+        best, best_move = score, move
+        if score > alpha:
+            alpha = score
+            note_best(t, ply, move)
+            if alpha >= beta:
+                note_cutoff(t, ply, player, move, slot, depth)
+                return best, best_move, alpha, True
+    return best, best_move, alpha, False
+
+@njit(cache=True)
+def bound_of(best, alpha_start, beta) -> int:
+    "What a search of the window (`alpha_start`, `beta`) that found `best` proves: a LOWER, an UPPER or an EXACT bound."
+    return LOWER if best >= beta else EXACT if best > alpha_start else UPPER
 
 # %% ../nbs/11_alphabeta.ipynb #393b9027
 @njit(cache=True, nogil=True)
 def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
     "The α-β score of the position for the player to move, searched `depth` plies; fail-soft."
-    stats = t.stats
+    stats = t.search.stats
     stats[NODES] += 1
-    t.pv_length[ply] = ply
-    if (stats[NODES] & 1023) == 0 and (t.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
+    t.search.pv_length[ply] = ply
+    if (stats[NODES] & 1023) == 0 and (t.search.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
     if stats[ABORTED]: return 0
     stats[SELDEPTH] = max(stats[SELDEPTH], ply)
     win = winning_action(heights, workers, player)  # 1. wins first
     if win >= 0:
-        t.pv[ply, ply] = win
-        t.pv_length[ply + 1] = ply + 1
+        t.search.pv[ply, ply] = win
+        t.search.pv_length[ply + 1] = ply + 1
         note_best(t, ply, win)
         return MATE - ply - 1
-    if depth <= 0 or ply >= MAX_PLY - 1: return evaluate_position(heights, workers, player, ply, t.weights, t.terms)
+    if depth <= 0 or ply >= MAX_PLY - 1: return evaluate_position(heights, workers, player, ply, t.search.weights, t.search.terms)
     alpha_start, tt_move = alpha, -1
     if stats[USE_TT]:  # 2. the transposition table: a cutoff, or at least a first move to try
         found, score, stored_depth, bound, move = tt_probe(t, key, ply)
@@ -345,7 +378,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
             if stored_depth >= depth and (bound == EXACT or (bound == LOWER and score >= beta)
                                           or (bound == UPPER and score <= alpha)):
                 stats[TT_CUTOFFS] += 1
-                t.pv_length[ply + 1] = ply + 1
+                t.search.pv_length[ply + 1] = ply + 1
                 note_best(t, ply, move)
                 return score
     moves = t.moves[ply]
@@ -366,28 +399,24 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
                 score = sign * negamax(heights, workers, next_player, child_key, depth - 1, ply + 1, low, high, t)
         unmake_move(heights, workers, slot, here, build)
         if stats[ABORTED]: return 0
-        if score > best:
-            best, best_move = score, action
-            if score > alpha:
-                alpha = score
-                note_best(t, ply, action)
-                if alpha >= beta:
-                    _note_cutoff(t, ply, player, action, depth)
-                    break
-    if stats[USE_TT]:
-        bound = LOWER if best >= beta else EXACT if best > alpha_start else UPPER
-        tt_store(t, key, best, depth, bound, best_move, ply)
+        best, best_move, alpha, cut = child_scored(t, ply, player, depth, score, action, action, best, best_move, alpha, beta)
+        if cut: break
+    if stats[USE_TT]: tt_store(t, key, best, depth, bound_of(best, alpha_start, beta), best_move, ply)
     return best
 
 # %% ../nbs/11_alphabeta.ipynb #98011d74
 @dataclass
-class AlphaBetaConfig:
-    "How the α-β engine searches."
+class TableConfig:
+    "What any α-β engine of the course is told (chapter 11b's god engine too): its tables, its depth, its weights."
     hash_mb: float = 16  # size of the transposition table
     use_tt: bool = True  # turn the table off to measure what it brings (the results do not change)
-    aspiration: int = 50  # half-width of the first aspiration window in cp; 0 searches every depth with a full window
     max_depth: int = 64  # deepest iteration when no depth is given
     weights: tuple = DEFAULT_WEIGHTS  # evaluation weights, in TERM_NAMES order
+
+@dataclass
+class AlphaBetaConfig(TableConfig):
+    "How the α-β engine searches: the tables' settings, an aspiration window and a permanent brain."
+    aspiration: int = 50  # half-width of the first aspiration window in cp; 0 searches every depth with a full window
     brain: str | None = None  # file of the permanent brain (see below); None leaves it off
     brain_margin: int = 150  # a score jump (cp) between iterations that puts the root in the brain
 
@@ -422,22 +451,29 @@ class SearchResult:
         return " ".join(moves)
 
 # %% ../nbs/11_alphabeta.ipynb #5d600870
-class AlphaBeta:
+class TableSearch:
+    "What an α-β engine holds between searches (here and in chapter 11b): its `config` and the tables it makes."
+    make_tables = staticmethod(make_tables)  # chapter 11b's god engine makes its own
+
+    def __init__(self, config):
+        self.config = config
+        self.new_game()
+
+    def new_game(self) -> None:
+        "Forget the transposition table, killers and history of the last game (a permanent brain stays)."
+        self.tables = self.make_tables(self.config.hash_mb, self.config.weights)
+
+    def stop(self) -> None:
+        "Ask a running search, from another thread, to stop as soon as possible (it returns its best move so far)."
+        self.tables.search.stop[0] = 1
+
+class AlphaBeta(TableSearch):
     "The α-β engine: `search(state, depth=, nodes=, movetime=)` -> `SearchResult`; `stop()` from another thread."
 
     def __init__(self, config: AlphaBetaConfig | None = None):
-        self.config = config or AlphaBetaConfig()
-        self.tables = make_tables(self.config.hash_mb, self.config.weights)
+        super().__init__(config or AlphaBetaConfig())
         self.brain = Brain(self.config.brain, self.config.brain_margin) if self.config.brain else None
         self.age = 0
-
-    def new_game(self) -> None:
-        "Forget everything learned in the last game (the permanent brain stays)."
-        self.tables = make_tables(self.config.hash_mb, self.config.weights)
-
-    def stop(self) -> None:
-        "Ask a running search to stop as soon as possible (it returns its best move so far)."
-        self.tables.stop[0] = 1
 
     def _iteration(self, arrays, key, depth, guess):
         "Search one depth, with an aspiration window around `guess`; the score, or None if stopped."
@@ -447,7 +483,7 @@ class AlphaBeta:
             alpha, beta = guess - step, guess + step
         while True:
             score = negamax(*arrays, key, depth, 0, alpha, beta, t)
-            if t.stats[ABORTED]: return None
+            if t.search.stats[ABORTED]: return None
             if score <= alpha and alpha > -INFINITY: alpha, step = max(-INFINITY, score - step), step * 4
             elif score >= beta and beta < INFINITY: beta, step = min(INFINITY, score + step), step * 4
             else: return score
@@ -457,10 +493,10 @@ class AlphaBeta:
         "Search `state` by iterative deepening within the budget; the best move found."
         if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
         t, start = self.tables, time.perf_counter()
-        if reset_stop: t.stop[0] = 0
+        if reset_stop: t.search.stop[0] = 0
         self.age = self.age % 255 + 1
-        t.stats[:] = 0
-        t.stats[USE_TT], t.stats[AGE], t.stats[NODE_LIMIT] = int(self.config.use_tt), self.age, nodes or 0
+        t.search.stats[:] = 0
+        t.search.stats[USE_TT], t.search.stats[AGE], t.search.stats[NODE_LIMIT] = int(self.config.use_tt), self.age, nodes or 0
         if self.brain is not None: self.brain.load_into(t)
         heights, workers, player = state_to_arrays(state)
         arrays, key = (heights, workers, player), np.uint64(zobrist_hash(heights, workers, player))
@@ -469,15 +505,15 @@ class AlphaBeta:
         result, scores = None, []  # scores of the finished iterations
         try:
             for d in range(1, (depth or self.config.max_depth) + 1):
-                t.stats[ROOT_UPDATED] = 0
+                t.search.stats[ROOT_UPDATED] = 0
                 same_parity = scores[-2] if len(scores) >= 2 else None  # the odd-even effect: compare with d - 2
                 score = self._iteration(arrays, key, d, same_parity)
                 if score is None:  # stopped: keep a root move that beat the previous best
-                    if t.stats[ROOT_UPDATED]:
-                        move = int(t.stats[ROOT_MOVE])
+                    if t.search.stats[ROOT_UPDATED]:
+                        move = int(t.search.stats[ROOT_MOVE])
                         result = self._result(move, scores[-1] if scores else 0, d, start, [move])
                     break
-                result = self._result(int(t.stats[ROOT_MOVE]), score, d, start, t.pv[0, :t.pv_length[0]].tolist())
+                result = self._result(int(t.search.stats[ROOT_MOVE]), score, d, start, t.search.pv[0, :t.search.pv_length[0]].tolist())
                 if self.brain is not None and same_parity is not None and abs(score - same_parity) > self.brain.margin:
                     self.brain.add(state, d, score, result.action)
                 scores.append(score)
@@ -489,13 +525,13 @@ class AlphaBeta:
         if self.brain is not None: self.brain.save()
         if result is None:  # stopped before any move was searched: the first legal move
             result = self._result(action_index(state, state.legal_actions()[0]), 0, 0, start, [])
-        result.nodes, result.seconds = int(t.stats[NODES]), time.perf_counter() - start
+        result.nodes, result.seconds = int(t.search.stats[NODES]), time.perf_counter() - start
         return result
 
     def _result(self, action, score, depth, start, pv) -> SearchResult:
         t = self.tables
-        return SearchResult(action, int(score), depth, int(t.stats[NODES]), time.perf_counter() - start, pv,
-                            int(t.stats[SELDEPTH]))
+        return SearchResult(action, int(score), depth, int(t.search.stats[NODES]), time.perf_counter() - start, pv,
+                            int(t.search.stats[SELDEPTH]))
 
 # %% ../nbs/11_alphabeta.ipynb #0f399a48
 class Brain:

@@ -17,7 +17,8 @@ from numba import njit
 
 from .alphabeta import (ABORTED, DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND,
                                     N_TERMS, NODE_LIMIT, NODES, ROOT_MOVE, ROOT_UPDATED, T_THREAT, TT_CUTOFFS, UPPER,
-                                    USE_TT, chebyshev, evaluation_terms, note_best, pick_next, score_text, zobrist_hash)
+                                    USE_TT, SearchState, TableConfig, TableSearch, bound_of, chebyshev, child_scored, empty_search_state,
+                                    evaluation_terms, note_best, pick_next, score_text, zobrist_hash)
 from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
@@ -31,7 +32,7 @@ __all__ = ['MORTAL', 'APOLLO', 'ARTEMIS', 'ATHENA', 'ATLAS', 'DEMETER', 'HEPHAES
            'hermes_spots', 'hermes_builds', 'hermes_walks', 'generate_turns', 'apply_turn', 'winner_of',
            'god_state_arrays', 'turn_buffers', 'compiled_turns', 'PerftBuffers', 'perft_buffers', 'perft_arrays',
            'compiled_perft', 'god_hash', 'turn_id', 'god_evaluate', 'GodTables', 'make_god_tables', 'tt_save',
-           'tt_load', 'history_index', 'order_turns', 'note_cutoff', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id',
+           'tt_load', 'history_index', 'order_turns', 'god_negamax', 'GodAlphaBetaConfig', 'unpack_id',
            'GodSearchResult', 'GodAlphaBeta', 'GodAlphaBetaPlayer']
 
 # %% ../nbs/11b_god_alphabeta.ipynb #7366e9a8
@@ -380,14 +381,8 @@ class GodTables(NamedTuple):
     tt_score   [S] int64                the score (mate scores relative to the entry's position)
     tt_depth   [S] int64                the depth it was searched to
     tt_bound   [S] int64                EXACT, LOWER or UPPER
-    killers    [L, 2] int64             per ply: the last two turn ids that caused a cutoff there
-    history    [2, HISTORY] int64       per player and (first step, last step): sum of depth^2 over its cutoffs
-    pv         [L+1, L+1] int64         triangular principal-variation table of turn ids
-    pv_length  [L+1] int64
-    stats      [16] int64               counters and flags, chapter 11's (NODES, NODE_LIMIT, ABORTED, USE_TT, ...)
-    stop       [1] int64                set to 1 from another thread to stop the search
-    weights    [N_TERMS] int64          the evaluation's weights
-    terms      [N_TERMS] int64          scratch for the evaluation
+    search     SearchState              chapter 11's: killers and PV of turn ids, the history per (first step, last
+                                        step) of a turn, counters, stop flag, weights
     """
     turns: np.ndarray
     wins: np.ndarray
@@ -400,14 +395,7 @@ class GodTables(NamedTuple):
     tt_score: np.ndarray
     tt_depth: np.ndarray
     tt_bound: np.ndarray
-    killers: np.ndarray
-    history: np.ndarray
-    pv: np.ndarray
-    pv_length: np.ndarray
-    stats: np.ndarray
-    stop: np.ndarray
-    weights: np.ndarray
-    terms: np.ndarray
+    search: SearchState
 
 def make_god_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> GodTables:
     "Empty search tables with a transposition table of at most `hash_mb` megabytes (40 bytes per entry)."
@@ -418,10 +406,7 @@ def make_god_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> GodTables:
                      workers=np.zeros((MAX_PLY + 1, 4), np.int8), gods=np.zeros(2, np.int64),
                      tt_key=per_entry(np.uint64), tt_move=per_entry(np.int64), tt_score=per_entry(np.int64),
                      tt_depth=per_entry(np.int64), tt_bound=per_entry(np.int64),
-                     killers=np.full((MAX_PLY, 2), -1, np.int64), history=np.zeros((2, HISTORY), np.int64),
-                     pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int64), pv_length=np.zeros(MAX_PLY + 1, np.int64),
-                     stats=np.zeros(16, np.int64), stop=np.zeros(1, np.int64), weights=np.array(weights, np.int64),
-                     terms=np.zeros(N_TERMS, np.int64))
+                     search=empty_search_state(MAX_PLY, HISTORY, weights))
 
 # %% ../nbs/11b_god_alphabeta.ipynb #eeaa7f56
 @njit(cache=True)
@@ -458,36 +443,29 @@ def order_turns(t, ply, n, player, tt_move) -> None:
     for i in range(n):
         tid = turn_id(turns[i])
         if tid == tt_move: score = 1 << 40
-        elif tid == t.killers[ply, 0]: score = 1 << 39
-        elif tid == t.killers[ply, 1]: score = (1 << 39) - 1
-        else: score = t.history[player, history_index(turns[i])]
+        elif tid == t.search.killers[ply, 0]: score = 1 << 39
+        elif tid == t.search.killers[ply, 1]: score = (1 << 39) - 1
+        else: score = t.search.history[player, history_index(turns[i])]
         order[i] = (score << 14) | i
-
-@njit(cache=True)
-def note_cutoff(t, ply, player, turn, depth) -> None:
-    "`turn` refuted the node: remember it as a killer and in the history."
-    tid = turn_id(turn)
-    if tid != t.killers[ply, 0]: t.killers[ply, 1], t.killers[ply, 0] = t.killers[ply, 0], tid
-    t.history[player, history_index(turn)] += depth * depth
 
 # %% ../nbs/11b_god_alphabeta.ipynb #6172a6a8
 @njit(cache=True, nogil=True)
 def god_negamax(t, ply, player, athena_moved_up, depth, alpha, beta) -> int:
     "The α-β score of the position at `t.heights[ply]`, `t.workers[ply]` for `player`, searched `depth` turns; fail-soft."
-    stats = t.stats
+    stats = t.search.stats
     stats[NODES] += 1
-    t.pv_length[ply] = ply
-    if (stats[NODES] & 255) == 0 and (t.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
+    t.search.pv_length[ply] = ply
+    if (stats[NODES] & 255) == 0 and (t.search.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
     if stats[ABORTED]: return 0
     heights, workers, turns, wins = t.heights[ply], t.workers[ply], t.turns[ply], t.wins[ply]
     n = generate_turns(heights, workers, player, t.gods, athena_moved_up, turns, wins)
     if n == 0: return -(MATE - ply)  # no turn: lost
     for i in range(n):  # 1. wins first
         if wins[i]:
-            t.pv_length[ply + 1] = ply + 1
+            t.search.pv_length[ply + 1] = ply + 1
             note_best(t, ply, turn_id(turns[i]))
             return MATE - ply - 1
-    if depth <= 0 or ply >= MAX_PLY - 1: return god_evaluate(heights, workers, player, t.weights, t.terms)
+    if depth <= 0 or ply >= MAX_PLY - 1: return god_evaluate(heights, workers, player, t.search.weights, t.search.terms)
     key, alpha_start, tt_move = god_hash(heights, workers, player, t.gods, athena_moved_up), alpha, -1
     if stats[USE_TT]:  # 2. the transposition table: a cutoff (below the root), or a first turn to try
         found, score, stored_depth, bound, tt_move = tt_load(t, key, ply)
@@ -511,27 +489,17 @@ def god_negamax(t, ply, player, athena_moved_up, depth, alpha, beta) -> int:
             score = sign * god_negamax(t, ply + 1, next_player, mark, depth - 1, null_low, null_high)
             if alpha < score < beta: score = sign * god_negamax(t, ply + 1, next_player, mark, depth - 1, low, high)
         if stats[ABORTED]: return 0
-        if score > best:
-            best, best_move = score, turn_id(turns[i])
-            if score > alpha:
-                alpha = score
-                note_best(t, ply, best_move)
-                if alpha >= beta:
-                    note_cutoff(t, ply, player, turns[i], depth)
-                    break
-    if stats[USE_TT]:
-        bound = LOWER if best >= beta else EXACT if best > alpha_start else UPPER
-        tt_save(t, key, best, depth, bound, best_move, ply)
+        best, best_move, alpha, cut = child_scored(t, ply, player, depth, score, turn_id(turns[i]), history_index(turns[i]),
+                                                   best, best_move, alpha, beta)  # chapter 11's
+        if cut: break
+    if stats[USE_TT]: tt_save(t, key, best, depth, bound_of(best, alpha_start, beta), best_move, ply)
     return best
 
 # %% ../nbs/11b_god_alphabeta.ipynb #259f2cfa
 @dataclass
-class GodAlphaBetaConfig:
-    "How the god α-β engine searches."
-    hash_mb: float = 16  # size of the transposition table
-    use_tt: bool = True  # turn the table off to measure what it brings
+class GodAlphaBetaConfig(TableConfig):
+    "How the god α-β engine searches: chapter 11's table settings, as deep as its tables allow."
     max_depth: int = MAX_PLY - 2  # deepest iteration when no depth is given
-    weights: tuple = DEFAULT_WEIGHTS  # evaluation weights, in alphabeta.TERM_NAMES order
 
 def unpack_id(tid: int) -> Turn:
     "The turn (gods.Step tuple) that `turn_id` numbered `tid`."
@@ -573,20 +541,11 @@ def _check_budget(depth, nodes, movetime) -> None:
     if movetime is not None and not movetime > 0: raise ValueError(f"movetime must be a positive number of seconds, got {movetime!r}")
 
 # %% ../nbs/11b_god_alphabeta.ipynb #384ed516
-class GodAlphaBeta:
-    "The god α-β engine: `search(state, depth=, nodes=, movetime=)` -> `GodSearchResult`; `stop()` from another thread."
+class GodAlphaBeta(TableSearch):
+    "The god α-β engine (chapter 11's `TableSearch` with god tables): `search(state, depth=, nodes=, movetime=)` -> `GodSearchResult`."
+    make_tables = staticmethod(make_god_tables)
 
-    def __init__(self, config: GodAlphaBetaConfig | None = None):
-        self.config = config or GodAlphaBetaConfig()
-        self.tables = make_god_tables(self.config.hash_mb, self.config.weights)
-
-    def new_game(self) -> None:
-        "Forget the transposition table, killers and history of the last game."
-        self.tables = make_god_tables(self.config.hash_mb, self.config.weights)
-
-    def stop(self) -> None:
-        "Ask a running search to stop as soon as possible (it returns its best turn so far)."
-        self.tables.stop[0] = 1
+    def __init__(self, config: GodAlphaBetaConfig | None = None): super().__init__(config or GodAlphaBetaConfig())
 
     def search(self, state: GodState, depth: int | None = None, nodes: int | None = None,
                movetime: float | None = None, on_iteration: Callable[[GodSearchResult], None] | None = None,
@@ -598,32 +557,32 @@ class GodAlphaBeta:
         t.heights[0], t.workers[0], t.gods[:] = heights, workers, gods
         first_turns = compiled_turns(state)
         if not first_turns: raise ValueError("the game is over: there is no turn to search")
-        if reset_stop: t.stop[0] = 0  # the protocol clears it itself, so that a stop sent before the search starts counts
-        t.stats[:] = 0
-        t.stats[USE_TT], t.stats[NODE_LIMIT] = int(self.config.use_tt), nodes or 0
+        if reset_stop: t.search.stop[0] = 0  # the protocol clears it itself, so that a stop sent before the search starts counts
+        t.search.stats[:] = 0
+        t.search.stats[USE_TT], t.search.stats[NODE_LIMIT] = int(self.config.use_tt), nodes or 0
         timer = threading.Timer(movetime, self.stop) if movetime else None
         if timer: timer.start()
         result = None
         try:
             for d in range(1, (depth or self.config.max_depth) + 1):
-                t.stats[ROOT_UPDATED] = 0
+                t.search.stats[ROOT_UPDATED] = 0
                 score = god_negamax(t, 0, player, athena, d, -INFINITY, INFINITY)
-                if t.stats[ABORTED]:  # stopped: keep a root turn that beat the previous best
-                    if t.stats[ROOT_UPDATED] and result is None:
-                        result = self._result(int(t.stats[ROOT_MOVE]), 0, d, start, [int(t.stats[ROOT_MOVE])])
+                if t.search.stats[ABORTED]:  # stopped: keep a root turn that beat the previous best
+                    if t.search.stats[ROOT_UPDATED] and result is None:
+                        result = self._result(int(t.search.stats[ROOT_MOVE]), 0, d, start, [int(t.search.stats[ROOT_MOVE])])
                     break
-                result = self._result(int(t.stats[ROOT_MOVE]), score, d, start, t.pv[0, :t.pv_length[0]].tolist())
+                result = self._result(int(t.search.stats[ROOT_MOVE]), score, d, start, t.search.pv[0, :t.search.pv_length[0]].tolist())
                 if on_iteration: on_iteration(result)
                 if abs(score) > MATE_BOUND and MATE - abs(score) <= d: break  # proven within the horizon
                 if movetime and time.perf_counter() - start > 0.4 * movetime: break
         finally:
             if timer: timer.cancel()
         if result is None: result = GodSearchResult(first_turns[0], 0, 0, 0, 0.0, [])  # stopped before any turn
-        result.nodes, result.seconds = int(t.stats[NODES]), time.perf_counter() - start
+        result.nodes, result.seconds = int(t.search.stats[NODES]), time.perf_counter() - start
         return result
 
     def _result(self, tid, score, depth, start, pv) -> GodSearchResult:
-        return GodSearchResult(unpack_id(tid), int(score), depth, int(self.tables.stats[NODES]),
+        return GodSearchResult(unpack_id(tid), int(score), depth, int(self.tables.search.stats[NODES]),
                                time.perf_counter() - start, [unpack_id(p) for p in pv])
 
 # %% ../nbs/11b_god_alphabeta.ipynb #b6cc4a49

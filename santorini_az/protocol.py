@@ -417,7 +417,7 @@ def _go(self, args):
     if budget.get("infinite") and by_depth: kwargs["depth"] = None
     self.stop_requested.clear()
     self.answered.clear()
-    if hasattr(searcher, "tables"): searcher.tables.stop[0] = 0
+    if hasattr(searcher, "tables"): searcher.tables.search.stop[0] = 0
     else: searcher._stop.clear()
     self.thread = threading.Thread(target=self._search, args=(searcher, state, kwargs, budget.get("infinite", False)),
                                    daemon=True)

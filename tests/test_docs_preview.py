@@ -39,15 +39,24 @@ TIME_LIMIT_S = 420  # rendering (~20 s) and ~50 pages on a busy 2-core machine
 PAGE_TIMEOUT_MS = 60_000
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-# Everything a page shows that it should not, read in the browser.
-PAGE_PROBLEMS = """() => {
+
+def problems_script(body: str) -> str:
+    "A function for page.evaluate that runs `body` and returns its `problems`; `where(el)` names the cell `el` is in."
+    return r"""() => {
   const problems = [];
   const where = (el) => {
     const cell = el.closest('.jp-Cell');
     const code = cell && cell.querySelector('.jp-InputArea-editor');
     const text = code ? code.innerText : (cell ? cell.innerText : el.innerText);
-    return (text || '').trim().split('\\n')[0].slice(0, 80);
+    return (text || '').trim().split('\n')[0].slice(0, 80);
   };
+""" + body + """
+  return problems;
+}"""
+
+
+# Everything a page shows that it should not, read in the browser.
+PAGE_PROBLEMS = problems_script("""
   for (const img of document.images)
     if (!img.complete || img.naturalWidth === 0)
       problems.push(`image does not load: ${img.getAttribute('src').slice(0, 120)}`);
@@ -64,20 +73,11 @@ PAGE_PROBLEMS = """() => {
   for (const el of document.querySelectorAll('script[type="WIDGET"], .preview-widget-missing'))
     problems.push(`widget output without a static picture, after: ${where(el)}`);
   if (!document.querySelector('.preview-sidebar a.preview-current')) problems.push('no sidebar entry for this page');
-  return problems;
-}""".replace("WIDGET", WIDGET_VIEW)
+""".replace("WIDGET", WIDGET_VIEW))
 
 # What the reader sees wrong in the typesetting and layout: raw TeX, markdown left as text in a heading or the
 # subtitle, code clipped at the right, a long page without a table of contents.
-TYPESETTING_PROBLEMS = r"""() => {
-  const problems = [];
-  const where = (el) => {
-    const cell = el.closest('.jp-Cell');
-    const code = cell && cell.querySelector('.jp-InputArea-editor');
-    const text = code ? code.innerText : (cell ? cell.innerText : el.innerText);
-    return (text || '').trim().split('\n')[0].slice(0, 80);
-  };
-
+TYPESETTING_PROBLEMS = problems_script(r"""
   // Raw TeX: the text outside code (and outside KaTeX's own output), block by block.
   const skip = 'pre, code, script, style, textarea, .katex, .jp-InputArea-editor';
   const blocks = new Map();
@@ -139,8 +139,7 @@ TYPESETTING_PROBLEMS = r"""() => {
     const target = document.getElementById(id) || document.getElementById(decodeURIComponent(id));
     if (!target || !/^H[1-6]$/.test(target.tagName)) problems.push(`table of contents links to no heading: ${a.getAttribute('href')}`);
   }
-  return problems;
-}"""
+""")
 
 LINKS = "() => Array.from(document.querySelectorAll('a[href], link[href], script[src]'), a => a.href || a.src)"
 MATH = "() => document.querySelectorAll('.katex').length"
@@ -168,15 +167,21 @@ def processed_notebooks() -> Path:
     return proc
 
 
-@pytest.fixture(scope="session")  # once per worker, even when other tests run between this module's
-def site(tmp_path_factory):
-    "The preview rendered into a temporary folder."
+def load_preview_docs():
+    "tools/preview_docs.py as a module, once Chromium, Playwright and KaTeX are known to be here (else the test skips)."
     require(CHROMIUM, os.path.exists(CHROMIUM))
     require("playwright", importlib.util.find_spec("playwright") is not None)
     require("KaTeX (web/node_modules/katex)", (ROOT / "web" / "node_modules" / "katex" / "dist" / "katex.min.js").exists())
     sys.path.insert(0, str(ROOT / "tools"))
     try: import preview_docs
     finally: sys.path.remove(str(ROOT / "tools"))
+    return preview_docs
+
+
+@pytest.fixture(scope="session")  # once per worker, even when other tests run between this module's
+def site(tmp_path_factory):
+    "The preview rendered into a temporary folder."
+    preview_docs = load_preview_docs()
     out = tmp_path_factory.mktemp("preview") / "site"
     proc = processed_notebooks()
     index, nav = preview_docs.render_site(proc, out)
@@ -350,12 +355,7 @@ def test_browser_checks_catch_each_fault(tmp_path):
     """The checks fail a page with a missing image, a dead link, a directive, a traceback, a bare widget, a CDN fetch,
     raw TeX, markdown in a heading, clipped code or no contents though long; and pass a page that has it all right."""
     import json
-    require(CHROMIUM, os.path.exists(CHROMIUM))
-    require("playwright", importlib.util.find_spec("playwright") is not None)
-    require("KaTeX (web/node_modules/katex)", (ROOT / "web" / "node_modules" / "katex" / "dist" / "katex.min.js").exists())
-    sys.path.insert(0, str(ROOT / "tools"))
-    try: import preview_docs
-    finally: sys.path.remove(str(ROOT / "tools"))
+    preview_docs = load_preview_docs()
     proc = tmp_path / "proc"
     proc.mkdir()
     (proc / "index.ipynb").write_text(json.dumps(broken_chapter()))

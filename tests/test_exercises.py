@@ -104,80 +104,29 @@ def reference_visit_policy(visits, temperature):
 REFERENCES['check_visit_policy'] = reference_visit_policy
 
 # Plausible wrong solutions: name -> (checker, function, the hint its message must contain)
-def wrong_legal_no_dome(state):
-    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
-    taken = {c for cells in state.workers for c in cells}
-    if len(state.workers[state.player]) < 2:
-        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
-    actions = []
-    for worker, here in enumerate(state.workers[state.player]):
-        for to in STEPS[here]:
-            if to is None or to in taken or state.heights[to] > state.heights[here] + 1: continue
-            for build in STEPS[to]:
-                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
-                actions.append(Move(worker, to, build))
-    return actions
-WRONG['legal_no_dome'] = ('check_legal_actions', wrong_legal_no_dome, 'a dome (level 4) can never be entered')
+def legal_actions_with(climb=1, onto_dome=False, onto_worker=False, build_on_dome=False, build_where_it_left=True):
+    "A legal-actions solution with one rule changed: the climb allowed, stepping onto a dome or a worker, or where it builds."
+    def legal_actions(state):
+        if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
+        taken = {c for cells in state.workers for c in cells}
+        if len(state.workers[state.player]) < 2:
+            return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
+        def steps_onto(here, to):
+            return ((onto_worker or to not in taken) and (onto_dome or state.heights[to] != DOME)
+                    and state.heights[to] <= state.heights[here] + climb)
+        def builds_on(here, build):
+            return (build_on_dome or state.heights[build] != DOME) and (build not in taken or (build_where_it_left and build == here))
+        return [Move(worker, to, build) for worker, here in enumerate(state.workers[state.player])
+                for to in STEPS[here] if to is not None and steps_onto(here, to)
+                for build in STEPS[to] if build is not None and builds_on(here, build)]
+    return legal_actions
 
-def wrong_legal_climb_two(state):
-    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
-    taken = {c for cells in state.workers for c in cells}
-    if len(state.workers[state.player]) < 2:
-        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
-    actions = []
-    for worker, here in enumerate(state.workers[state.player]):
-        for to in STEPS[here]:
-            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 2: continue
-            for build in STEPS[to]:
-                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
-                actions.append(Move(worker, to, build))
-    return actions
-WRONG['legal_climb_two'] = ('check_legal_actions', wrong_legal_climb_two, 'a worker may climb at most one level')
-
-def wrong_legal_occupied(state):
-    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
-    taken = {c for cells in state.workers for c in cells}
-    if len(state.workers[state.player]) < 2:
-        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
-    actions = []
-    for worker, here in enumerate(state.workers[state.player]):
-        for to in STEPS[here]:
-            if to is None or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
-            for build in STEPS[to]:
-                if build is None or state.heights[build] == DOME or (build in taken and build != here): continue
-                actions.append(Move(worker, to, build))
-    return actions
-WRONG['legal_occupied'] = ('check_legal_actions', wrong_legal_occupied, 'cannot move onto a cell with a worker')
-
-def wrong_legal_no_vacated_build(state):
-    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
-    taken = {c for cells in state.workers for c in cells}
-    if len(state.workers[state.player]) < 2:
-        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
-    actions = []
-    for worker, here in enumerate(state.workers[state.player]):
-        for to in STEPS[here]:
-            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
-            for build in STEPS[to]:
-                if build is None or state.heights[build] == DOME or build in taken: continue
-                actions.append(Move(worker, to, build))
-    return actions
-WRONG['legal_no_vacated_build'] = ('check_legal_actions', wrong_legal_no_vacated_build, 'the cell the worker has just left is free')
-
-def wrong_legal_build_dome(state):
-    if any(state.heights[c] == 3 for c in state.workers[1 - state.player]): return []
-    taken = {c for cells in state.workers for c in cells}
-    if len(state.workers[state.player]) < 2:
-        return [Placement(c) for c in range(CELLS) if c not in taken and state.heights[c] < 3]
-    actions = []
-    for worker, here in enumerate(state.workers[state.player]):
-        for to in STEPS[here]:
-            if to is None or to in taken or state.heights[to] == DOME or state.heights[to] > state.heights[here] + 1: continue
-            for build in STEPS[to]:
-                if build is None or (build in taken and build != here): continue
-                actions.append(Move(worker, to, build))
-    return actions
-WRONG['legal_build_dome'] = ('check_legal_actions', wrong_legal_build_dome, 'nothing can be built on a dome')
+WRONG['legal_no_dome'] = ('check_legal_actions', legal_actions_with(onto_dome=True), 'a dome (level 4) can never be entered')
+WRONG['legal_climb_two'] = ('check_legal_actions', legal_actions_with(climb=2), 'a worker may climb at most one level')
+WRONG['legal_occupied'] = ('check_legal_actions', legal_actions_with(onto_worker=True), 'cannot move onto a cell with a worker')
+WRONG['legal_no_vacated_build'] = ('check_legal_actions', legal_actions_with(build_where_it_left=False),
+                                   'the cell the worker has just left is free')
+WRONG['legal_build_dome'] = ('check_legal_actions', legal_actions_with(build_on_dome=True), 'nothing can be built on a dome')
 
 def wrong_symmetry_anticlockwise(planes, s):
     if s < 4: return np.rot90(planes, s)  # np.rot90 turns anticlockwise
@@ -504,24 +453,10 @@ WRONG['sub_actions_end_always'] = ('check_sub_actions', lambda state, turn: [_nu
 WRONG['sub_actions_workers_from_1'] = ('check_sub_actions', sub_actions_with(
     lambda s: _number(s, move=lambda s: 25 + 25 * (s.worker + 1) + s.cell)), 'workers are indexed 0 and 1 in code')
 
-def wrong_god_backup_per_level(path, leaf_player, value):
-    for node, edge in reversed(path):
-        value = -value  # flips at every level, as if every decision were a whole turn
-        node.visits[edge] += 1
-        node.value_sums[edge] += value
-WRONG['god_backup_per_level'] = ('check_god_backup', wrong_god_backup_per_level, 'a god\'s turn is several decisions')
-
-def wrong_god_backup_sign(path, leaf_player, value):
-    for node, edge in path:
-        node.visits[edge] += 1
-        node.value_sums[edge] += -value if node.player == leaf_player else value
-WRONG['god_backup_sign'] = ('check_god_backup', wrong_god_backup_sign, 'the sign is the wrong way round')
-
-def wrong_god_backup_no_sign(path, leaf_player, value):
-    for node, edge in path:
-        node.visits[edge] += 1
-        node.value_sums[edge] += value  # every edge, the opponent's too, gets the leaf player's value
-WRONG['god_backup_no_sign'] = ('check_god_backup', wrong_god_backup_no_sign, 'an edge whose player is the opponent gets -v')
+# chapter 3's wrong backups make the same mistakes for gods, where a turn is several decisions
+WRONG['god_backup_per_level'] = ('check_god_backup', wrong_backup_per_ply, 'a god\'s turn is several decisions')
+WRONG['god_backup_sign'] = ('check_god_backup', wrong_backup_sign, 'the sign is the wrong way round')
+WRONG['god_backup_no_sign'] = ('check_god_backup', wrong_backup_no_sign, 'an edge whose player is the opponent gets -v')
 
 def wrong_god_backup_leaf_only(path, leaf_player, value):
     node, edge = path[-1]

@@ -42,6 +42,23 @@ def all_nodes(root):
     return nodes
 
 
+def check_values_backed_up_by_player(root):
+    "Every expanded edge: W = ±(child's own value + child's W), the sign by comparing players; N = child's visits."
+    for node in all_nodes(root):
+        for action, child in node.children.items():
+            edge = node.actions.index(action)
+            if child.is_expanded:
+                sign = 1.0 if child.player == node.player else -1.0
+                assert node.value_sums[edge] == pytest.approx(sign * (child.value + sum(child.value_sums)))
+                assert node.visits[edge] == child.visit_count()
+
+
+def hashed_batch(states):
+    "`hashed_evaluator` over a batch: (list of logits, list of values)."
+    results = [hashed_evaluator(s) for s in states]
+    return [r[0] for r in results], [r[1] for r in results]
+
+
 @pytest.mark.parametrize("state", [initial_state(), initial_state().apply(Placement(3)), MIDGAME, BLOCK])
 @pytest.mark.parametrize("simulations", [1, 17, 100])
 def test_visit_counts_sum_to_simulations(state, simulations):
@@ -124,14 +141,7 @@ def test_value_sign_by_player_not_by_ply():
     assert other.root.value_sums[0] == -0.5
     # deeper: every edge's W equals the sum of its leaves' values signed by comparing players
     search = run_search(initial_state(), hashed_evaluator, SearchConfig(simulations=300))
-    for node in all_nodes(search.root):
-        for action, child in node.children.items():
-            edge = node.actions.index(action)
-            if child.is_expanded:
-                # W(edge) = sign * (child's own value + sum of child's W), sign by comparing players
-                sign = 1.0 if child.player == node.player else -1.0
-                assert node.value_sums[edge] == pytest.approx(sign * (child.value + sum(child.value_sums)))
-                assert node.visits[edge] == child.visit_count()
+    check_values_backed_up_by_player(search.root)
 
 
 def test_subtree_reuse_keeps_counts():
@@ -273,8 +283,7 @@ def test_batched_matches_one_by_one():
     calls = []
     def batch(states):
         calls.append(len(states))
-        results = [hashed_evaluator(s) for s in states]
-        return [r[0] for r in results], [r[1] for r in results]
+        return hashed_batch(states)
     batched = run_batched([Search(s, config) for s in states], batch)
     assert [s.visit_counts() for s in batched] == \
         [run_search(s, hashed_evaluator, config).visit_counts() for s in states]
@@ -332,13 +341,7 @@ def test_gumbel_with_no_simulations_samples_from_the_prior():
 def test_gumbel_below_the_root_backs_up_like_puct():
     search = run_search(initial_state(), hashed_evaluator, SearchConfig(simulations=300, root_search="gumbel"),
                         random.Random(0))
-    for node in all_nodes(search.root):
-        for action, child in node.children.items():
-            edge = node.actions.index(action)
-            if child.is_expanded:
-                sign = 1.0 if child.player == node.player else -1.0
-                assert node.value_sums[edge] == pytest.approx(sign * (child.value + sum(child.value_sums)))
-                assert node.visits[edge] == child.visit_count()
+    check_values_backed_up_by_player(search.root)
 
 
 def test_gumbel_is_deterministic_with_a_seed_and_batches_like_one_by_one():
@@ -346,10 +349,7 @@ def test_gumbel_is_deterministic_with_a_seed_and_batches_like_one_by_one():
     def play(seed): return run_search(MIDGAME, hashed_evaluator, config, random.Random(seed)).visit_counts()
     assert play(7) == play(7) and play(7) != play(8)
     states = [initial_state(), MIDGAME, BLOCK, WIN_IN_ONE]
-    def batch(states):
-        results = [hashed_evaluator(s) for s in states]
-        return [r[0] for r in results], [r[1] for r in results]
-    batched = run_batched([Search(s, config, random.Random(i)) for i, s in enumerate(states)], batch)
+    batched = run_batched([Search(s, config, random.Random(i)) for i, s in enumerate(states)], hashed_batch)
     alone = [run_search(s, hashed_evaluator, config, random.Random(i)) for i, s in enumerate(states)]
     assert [s.visit_counts() for s in batched] == [s.visit_counts() for s in alone]
     assert [s.choose_action() for s in batched] == [s.choose_action() for s in alone]

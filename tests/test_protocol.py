@@ -4,6 +4,7 @@ import shlex
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -41,6 +42,15 @@ class Engine:
         except queue.Empty: return True
         pytest.fail(f"unexpected output {line!r}")
 
+    def quit(self):
+        "Send `quit`: the engine exits with status 0."
+        self.send("quit")
+        assert self.process.wait(10) == 0
+
+    def check_no_traceback(self):
+        "Nothing the engine wrote to stderr is a traceback."
+        assert "Traceback" not in self.process.stderr.read()
+
 
 @pytest.fixture
 def engine():
@@ -49,6 +59,38 @@ def engine():
     if e.process.poll() is None:
         e.process.kill()
     e.process.wait(10)
+
+
+def searched_nodes(info):
+    "The node count an `info` line reports."
+    return int(info.split(" nodes ")[1].split()[0])
+
+
+def searched_ms(info):
+    "The search time, in ms, an `info` line reports."
+    return int(info.split(" time ")[1].split()[0])
+
+
+def check_refused(engine, command, culprit=""):
+    "`command` gets one error line (naming `culprit`) and nothing more."
+    engine.send(command)
+    line = engine.read()
+    assert line.startswith("info string error: ") and culprit in line, line
+    engine.quiet()
+
+
+def check_answers(engine, *commands):
+    "After `commands`, the last of them a `go`, the engine answers with a bestmove."
+    for command in commands: engine.send(command)
+    assert engine.until("bestmove")[-1].startswith("bestmove ")
+
+
+def check_game_over(engine, position):
+    "`go` on the finished `position` gets an error line and `bestmove (none)`."
+    engine.send(position)
+    engine.send("go")
+    assert engine.read().startswith("info string error: the game is over")
+    assert engine.read() == "bestmove (none)"
 
 
 def test_handshake_search_and_quit(engine):
@@ -71,9 +113,8 @@ def test_handshake_search_and_quit(engine):
     engine.send("go nodes 5000")
     lines = engine.until("bestmove")
     assert "score win 1" in lines[-2] and lines[-1] == "bestmove C4>D4^C4"
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
-    assert "Traceback" not in engine.process.stderr.read()
+    engine.quit()
+    engine.check_no_traceback()
 
 
 def test_go_infinite_answers_only_after_stop(engine):
@@ -85,10 +126,8 @@ def test_go_infinite_answers_only_after_stop(engine):
     engine.send("stop")
     lines = engine.until("bestmove")
     assert not any(l.startswith("info string error") for l in lines)
-    engine.send("go movetime 200")
-    assert engine.until("bestmove")[-1].startswith("bestmove ")
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    check_answers(engine, "go movetime 200")
+    engine.quit()
 
 
 def test_alphazero_engine_uniform_prior(engine):
@@ -100,8 +139,7 @@ def test_alphazero_engine_uniform_prior(engine):
     assert "nodes 50" in lines[-2]
     engine.send("go nodes 20")
     assert "nodes 20" in engine.until("bestmove")[-2]
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 def test_alphazero_movetime_is_a_time_budget(engine):
@@ -111,12 +149,10 @@ def test_alphazero_movetime_is_a_time_budget(engine):
     engine.send("position startpos moves C3 D4 B2 D2")
     engine.send("go movetime 300")
     info = engine.until("bestmove")[-2]
-    nodes = int(info.split(" nodes ")[1].split()[0])
-    assert nodes > 1, info  # stopped by the time, not by Simulations=1
+    assert searched_nodes(info) > 1, info  # stopped by the time, not by Simulations=1
     engine.send("go")
     assert " nodes 1 " in engine.until("bestmove")[-2]  # without a time, Simulations still sets the budget
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 @pytest.mark.parametrize("search", ["compiled", "readable"])
@@ -132,8 +168,7 @@ def test_alphazero_with_the_champion_on_either_search(engine, search):
     engine.send("go nodes 64")
     *lines, bestmove = engine.until("bestmove")
     assert "nodes 64" in lines[-1] and bestmove.startswith("bestmove C4>D4^"), (lines, bestmove)  # the win
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 @pytest.mark.parametrize("command", [
@@ -144,27 +179,17 @@ def test_alphazero_with_the_champion_on_either_search(engine, search):
     "setoption name GodCheckpoint value /no/such/god.safetensors",
     "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"])
 def test_a_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine, command):
-    engine.send(command)
-    line = engine.read()
-    assert line.startswith("info string error: "), line
-    engine.quiet()
+    check_refused(engine, command)
     engine.send("isready")
     assert engine.read() == "readyok"
-    engine.send("position startpos")
-    engine.send("go depth 1")
-    assert engine.until("bestmove")[-1].startswith("bestmove ")
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
-    assert "Traceback" not in engine.process.stderr.read()
+    check_answers(engine, "position startpos", "go depth 1")
+    engine.quit()
+    engine.check_no_traceback()
 
 
 def test_go_on_a_finished_game(engine):
-    engine.send("position fen 0000000030000000000000000/2/D4,A1/E1,E2")
-    engine.send("go")
-    assert engine.read().startswith("info string error: the game is over")
-    assert engine.read() == "bestmove (none)"
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    check_game_over(engine, "position fen 0000000030000000000000000/2/D4,A1/E1,E2")
+    engine.quit()
 
 
 def test_end_of_input_ends_the_engine():
@@ -219,8 +244,13 @@ def god_position(command):
     return play_turns(start, moves)
 
 
-def searched_nodes(info):
-    return int(info.split(" nodes ")[1].split()[0])
+def stop_promptly(engine):
+    "Send `stop`: the bestmove comes within 3 s. The lines before it, and the bestmove."
+    start = time.monotonic()
+    engine.send("stop")
+    *lines, bestmove = engine.until("bestmove", timeout=10)
+    assert time.monotonic() - start < 3
+    return lines, bestmove
 
 
 def test_a_god_game_over_the_protocol(engine):
@@ -239,9 +269,8 @@ def test_a_god_game_over_the_protocol(engine):
         state = play_turns(state, [turn])  # a legal turn, or NotationError
         moves.append(turn)
     assert god_winner(state) is not None and len(moves) > 4
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
-    assert "Traceback" not in engine.process.stderr.read()
+    engine.quit()
+    engine.check_no_traceback()
 
 
 def test_a_god_position_in_fen_and_its_winning_turn(engine):
@@ -257,13 +286,11 @@ def test_a_god_position_in_fen_and_its_winning_turn(engine):
     mortal = parse_position("0000000223000000000000000/1/C4,A1/E1,E2")
     parse_action(mortal, bestmove.split()[1])  # a mortal move, or NotationError
     assert "score win" not in lines[-1], lines
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 def test_god_movetime_is_honoured(engine):
     "`go movetime` bounds the whole turn (all its decisions), not each decision, and not by Simulations."
-    import time
     engine.send("setoption name Engine value alphazero")
     engine.send("setoption name Simulations value 1")
     engine.send("isready")  # as a GUI does: the god network loads now, not on the clock
@@ -277,30 +304,24 @@ def test_god_movetime_is_honoured(engine):
     info = lines[-1]
     assert searched_nodes(info) > 2, info  # the clock stopped it, not Simulations=1
     assert 0.3 < elapsed < 2.0, elapsed
-    assert 300 <= int(info.split(" time ")[1].split()[0]) <= 650, info  # the turn shares the time: not 400 per decision
+    assert 300 <= searched_ms(info) <= 650, info  # the turn shares the time: not 400 per decision
     play_turns(god_position(command), [bestmove.split()[1]])
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 def test_god_stop_is_honoured(engine):
     "`go infinite` on a god position thinks until stop, answers isready meanwhile, then gives a whole legal turn."
-    import time
     engine.send("setoption name Engine value alphazero")
     engine.send(GOD_OPENING)
     engine.send("go infinite")
     engine.quiet(0.5)  # still thinking
     engine.send("isready")
     assert engine.read() == "readyok"
-    start = time.monotonic()
-    engine.send("stop")
-    *lines, bestmove = engine.until("bestmove", timeout=10)
-    assert time.monotonic() - start < 3
+    lines, bestmove = stop_promptly(engine)
     assert not any(l.startswith("info string error") for l in lines), lines
     assert searched_nodes(lines[-1]) > 1
     play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 def test_the_default_engine_searches_gods_with_the_god_alphabeta(engine):
@@ -318,12 +339,10 @@ def test_the_default_engine_searches_gods_with_the_god_alphabeta(engine):
     engine.send("go depth 2")
     *lines, bestmove = engine.until("bestmove")
     assert bestmove.startswith("bestmove C4>D4>E4^") and "score win 1" in lines[-1], (lines, bestmove)
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 def test_the_god_alphabeta_honours_movetime_and_stop(engine):
-    import time
     engine.send("isready")
     assert engine.read() == "readyok"  # the god α-β's compiled functions are loaded here, not in the first go
     engine.send(GOD_OPENING)
@@ -331,18 +350,14 @@ def test_the_god_alphabeta_honours_movetime_and_stop(engine):
     engine.send("go movetime 300")
     *lines, bestmove = engine.until("bestmove")
     assert time.monotonic() - start < 1.5, lines
-    assert int(lines[-1].split(" time ")[1].split()[0]) <= 400, lines
+    assert searched_ms(lines[-1]) <= 400, lines
     play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
     engine.send("go infinite")
     time.sleep(0.5)
     assert not any(l.startswith("bestmove") for l in list(engine.lines.queue)), "go infinite answered before stop"
-    start = time.monotonic()
-    engine.send("stop")
-    *lines, bestmove = engine.until("bestmove", timeout=10)
-    assert time.monotonic() - start < 3
+    lines, bestmove = stop_promptly(engine)
     play_turns(god_position(GOD_OPENING), [bestmove.split()[1]])
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    engine.quit()
 
 
 @pytest.mark.parametrize("command, culprit", [
@@ -358,30 +373,16 @@ def test_the_god_alphabeta_honours_movetime_and_stop(engine):
     ("position fen 0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5/athena-up", "Athena"),
 ])
 def test_a_bad_god_command_names_its_culprit_and_the_engine_keeps_running(engine, command, culprit):
-    engine.send(command)
-    line = engine.read()
-    assert line.startswith("info string error: ") and culprit in line, line
-    engine.quiet()
-    engine.send("setoption name Engine value alphazero")
-    engine.send(GOD_OPENING)
-    engine.send("go nodes 5")
-    assert engine.until("bestmove")[-1].startswith("bestmove ")
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
-    assert "Traceback" not in engine.process.stderr.read()
+    check_refused(engine, command, culprit)
+    check_answers(engine, "setoption name Engine value alphazero", GOD_OPENING, "go nodes 5")
+    engine.quit()
+    engine.check_no_traceback()
 
 
 def test_go_on_a_finished_god_game(engine):
-    engine.send("position fen 0000000030000000000000000/2/pan:D4,A1/mortal:E1,E2/won")
-    engine.send("go")
-    assert engine.read().startswith("info string error: the game is over")
-    assert engine.read() == "bestmove (none)"
-    engine.send("position startpos gods apollo pan moves C3 D4 B2 E5")  # the session goes on
-    engine.send("setoption name Engine value alphazero")
-    engine.send("go nodes 5")
-    assert engine.until("bestmove")[-1].startswith("bestmove ")
-    engine.send("quit")
-    assert engine.process.wait(10) == 0
+    check_game_over(engine, "position fen 0000000030000000000000000/2/pan:D4,A1/mortal:E1,E2/won")
+    check_answers(engine, GOD_OPENING, "setoption name Engine value alphazero", "go nodes 5")  # the session goes on
+    engine.quit()
 
 
 def test_god_match_between_two_engine_subprocesses():

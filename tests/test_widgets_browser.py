@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -35,17 +36,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def write_notebook(path: Path, simulations: int) -> None:
-    cells = ["from santorini_az.widgets import PlayWidget",
-             f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame",
-             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\nslow",
-             "print('the kernel answers:', 6 * 7)",
-             "slow.side.value = 0\nslow.new_game()  # drops the long search"]
+def write_cells(path: Path, cells: list[str]) -> None:
+    "Write a Python 3 notebook of code `cells` to `path`."
     nb = {"nbformat": 4, "nbformat_minor": 5,
           "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
           "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
                      "source": source} for i, source in enumerate(cells)]}
     path.write_text(json.dumps(nb))
+
+
+def write_notebook(path: Path, simulations: int) -> None:
+    "The notebook of the play test: a game against the engine, then a slow engine beside a cell that must still run."
+    cells = ["from santorini_az.widgets import PlayWidget",
+             f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame",
+             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\nslow",
+             "print('the kernel answers:', 6 * 7)",
+             "slow.side.value = 0\nslow.new_game()  # drops the long search"]
+    write_cells(path, cells)
 
 
 @pytest.fixture
@@ -150,139 +157,131 @@ def play_a_turn(board: Board) -> int:
     return before + 1
 
 
-def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path):
+def screenshot_dir(tmp_path: Path) -> Path:
+    "Where screenshots go: SANTORINI_SCREENSHOT_DIR if set (kept), else the test's `tmp_path`."
+    return Path(os.environ.get("SANTORINI_SCREENSHOT_DIR", tmp_path))
+
+
+def screenshot_widget(page, path: Path) -> None:
+    "Save the output of the notebook's second cell (the whole widget, controls included) to `path`."
+    page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").screenshot(path=str(path))
+
+
+@contextmanager
+def board_in_lab(jupyterlab, notebook: str, failure_shot: Path):
+    "Open `notebook` in Chromium, run its first two cells: (page, board); on failure, a screenshot to `failure_shot`."
     from playwright.sync_api import sync_playwright
     base, token = jupyterlab
-    shots = Path(os.environ.get("SANTORINI_SCREENSHOT_DIR", tmp_path))
-    started = time.monotonic()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         try:
-            page.goto(f"{base}/lab/tree/play.ipynb?token={token}")
+            page.goto(f"{base}/lab/tree/{notebook}?token={token}")
             page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
                                    "?.status === 'idle'", timeout=START_TIMEOUT_S * 1000)
             run_cell(page, 0); run_cell(page, 1)
             board = Board(page)
             board.root.wait_for(timeout=STEP_TIMEOUT_MS)
-            board.wait("board.querySelectorAll('.saz-hit.saz-target').length === 25")
-
-            board.click(12)  # C3: a placement takes one click
-            board.wait_moves(1)
-            assert board.moves() == ["C3"] and board.workers(0) == {12}
-            board.click(12)  # taken: refused, with the reason, and nothing changes
-            board.wait("board.querySelector('.saz-message').classList.contains('saz-refused')")
-            assert "taken" in board.message() and board.moves() == ["C3"]
-            board.click(board.targets()[0])
-            board.wait_moves(4)  # the engine places its two workers
-            board.check_matches_record()
-            assert len(board.workers(1)) == 2 and "your turn" in board.message()
-
-            for _ in range(5):
-                mine = play_a_turn(board)
-                board.wait(f"board.querySelectorAll('.saz-moves li').length > {mine} || "
-                           "board.querySelector('.saz-status').textContent.includes('has won')")
-                board.check_matches_record()
-                if board.over(): break
-            played = board.moves()
-            assert len(played) >= 6 and (board.over() or len(played) == 14), played
-
-            board.root.locator(".saz-undo").click()  # back to the human's previous turn
-            board.wait(f"board.querySelectorAll('.saz-moves li').length < {len(played)}")
-            after = play_moves(initial_state(), board.moves())
-            assert after.player == 0 and board.moves() == played[:len(board.moves())]
-            assert len(played) - len(board.moves()) in (1, 2)
-            assert "player 1" in board.status() and "to move" in board.status()
-            board.check_matches_record()
-            if shots != tmp_path:  # the whole widget, controls included, as the reader sees it
-                page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").screenshot(path=str(shots / "widgets_play.png"))
-
-            # While an engine thinks (progress bar shown), another cell runs: the kernel is not frozen.
-            run_cell(page, 2)
-            page.wait_for_function(f"() => {{ const b = document.querySelectorAll('{BOARD}')[1]; return b && "
-                                   "b.querySelector('.saz-progress').style.visibility === 'visible' && "
-                                   "parseFloat(b.querySelector('.saz-progress-fill').style.width) > 0; }",
-                                   timeout=STEP_TIMEOUT_MS)
-            run_cell(page, 3)
-            page.locator(".jp-OutputArea-output", has_text="the kernel answers: 42").wait_for(timeout=STEP_TIMEOUT_MS)
-            slow = page.locator(BOARD).nth(1)
-            assert slow.locator(".saz-progress").evaluate("n => n.style.visibility") == "visible"  # still thinking
-            if shots != tmp_path: slow.screenshot(path=str(shots / "widgets_thinking.png"))
-            run_cell(page, 4)
-            page.wait_for_function(f"() => document.querySelectorAll('{BOARD}')[1].querySelector('.saz-progress')"
-                                   ".style.visibility === 'hidden'", timeout=STEP_TIMEOUT_MS)
+            yield page, board
         except Exception as e:
-            shots.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shots / "widgets_failure.png"), full_page=True)
-            raise AssertionError(f"{e}\n(screenshot: {shots / 'widgets_failure.png'})") from e
+            failure_shot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(failure_shot), full_page=True)
+            raise AssertionError(f"{e}\n(screenshot: {failure_shot})") from e
         finally:
             browser.close()
+
+
+def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path):
+    shots = screenshot_dir(tmp_path)
+    started = time.monotonic()
+    with board_in_lab(jupyterlab, "play.ipynb", shots / "widgets_failure.png") as (page, board):
+        board.wait("board.querySelectorAll('.saz-hit.saz-target').length === 25")
+
+        board.click(12)  # C3: a placement takes one click
+        board.wait_moves(1)
+        assert board.moves() == ["C3"] and board.workers(0) == {12}
+        board.click(12)  # taken: refused, with the reason, and nothing changes
+        board.wait("board.querySelector('.saz-message').classList.contains('saz-refused')")
+        assert "taken" in board.message() and board.moves() == ["C3"]
+        board.click(board.targets()[0])
+        board.wait_moves(4)  # the engine places its two workers
+        board.check_matches_record()
+        assert len(board.workers(1)) == 2 and "your turn" in board.message()
+
+        for _ in range(5):
+            mine = play_a_turn(board)
+            board.wait(f"board.querySelectorAll('.saz-moves li').length > {mine} || "
+                       "board.querySelector('.saz-status').textContent.includes('has won')")
+            board.check_matches_record()
+            if board.over(): break
+        played = board.moves()
+        assert len(played) >= 6 and (board.over() or len(played) == 14), played
+
+        board.root.locator(".saz-undo").click()  # back to the human's previous turn
+        board.wait(f"board.querySelectorAll('.saz-moves li').length < {len(played)}")
+        after = play_moves(initial_state(), board.moves())
+        assert after.player == 0 and board.moves() == played[:len(board.moves())]
+        assert len(played) - len(board.moves()) in (1, 2)
+        assert "player 1" in board.status() and "to move" in board.status()
+        board.check_matches_record()
+        if shots != tmp_path:  # the whole widget, controls included, as the reader sees it
+            screenshot_widget(page, shots / "widgets_play.png")
+
+        # While an engine thinks (progress bar shown), another cell runs: the kernel is not frozen.
+        run_cell(page, 2)
+        page.wait_for_function(f"() => {{ const b = document.querySelectorAll('{BOARD}')[1]; return b && "
+                               "b.querySelector('.saz-progress').style.visibility === 'visible' && "
+                               "parseFloat(b.querySelector('.saz-progress-fill').style.width) > 0; }",
+                               timeout=STEP_TIMEOUT_MS)
+        run_cell(page, 3)
+        page.locator(".jp-OutputArea-output", has_text="the kernel answers: 42").wait_for(timeout=STEP_TIMEOUT_MS)
+        slow = page.locator(BOARD).nth(1)
+        assert slow.locator(".saz-progress").evaluate("n => n.style.visibility") == "visible"  # still thinking
+        if shots != tmp_path: slow.screenshot(path=str(shots / "widgets_thinking.png"))
+        run_cell(page, 4)
+        page.wait_for_function(f"() => document.querySelectorAll('{BOARD}')[1].querySelector('.saz-progress')"
+                               ".style.visibility === 'hidden'", timeout=STEP_TIMEOUT_MS)
     print(f"browser: {len(played)} moves by clicks, one undo, a responsive kernel while thinking, in "
           f"{time.monotonic() - started:.1f} s")
 
 
-def write_cells(path: Path, cells: list[str]) -> None:
-    nb = {"nbformat": 4, "nbformat_minor": 5,
-          "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-          "cells": [{"cell_type": "code", "id": f"cell{i}", "metadata": {}, "execution_count": None, "outputs": [],
-                     "source": source} for i, source in enumerate(cells)]}
-    path.write_text(json.dumps(nb))
-
-
 def test_pick_two_gods_and_play_a_turn_by_clicking_in_jupyterlab(jupyterlab, tmp_path):
-    from playwright.sync_api import sync_playwright
     from santorini_az.gods import god_start, play_turns
-    base, token = jupyterlab
     write_cells(tmp_path / "gods.ipynb", ["from santorini_az.widgets import GodPlayWidget",
                                           "game = GodPlayWidget(('mortal', 'mortal'), human=0, simulations=16)\ngame"])
-    shots = Path(os.environ.get("SANTORINI_SCREENSHOT_DIR", tmp_path))
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        try:
-            page.goto(f"{base}/lab/tree/gods.ipynb?token={token}")
-            page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
-                                   "?.status === 'idle'", timeout=START_TIMEOUT_S * 1000)
-            run_cell(page, 0); run_cell(page, 1)
-            board = Board(page)
-            board.root.wait_for(timeout=STEP_TIMEOUT_MS)
-            pickers = page.locator(".widget-dropdown select")
-            pickers.nth(0).select_option(label="Demeter")
-            pickers.nth(1).select_option(label="Atlas")
-            page.locator(".widget-html", has_text="Demeter").wait_for(timeout=STEP_TIMEOUT_MS)  # the power lines follow
-            assert "build one additional time" in page.locator(".widget-html").first.inner_text()
-            page.locator("button", has_text="new game").click()
-            board.wait("board.querySelector('.saz-title').textContent.startsWith('Demeter (red) against Atlas (blue)')")
-            assert "Demeter" in board.status()
+    shots = screenshot_dir(tmp_path)
+    with board_in_lab(jupyterlab, "gods.ipynb", shots / "widgets_gods_failure.png") as (page, board):
+        pickers = page.locator(".widget-dropdown select")
+        pickers.nth(0).select_option(label="Demeter")
+        pickers.nth(1).select_option(label="Atlas")
+        page.locator(".widget-html", has_text="Demeter").wait_for(timeout=STEP_TIMEOUT_MS)  # the power lines follow
+        assert "build one additional time" in page.locator(".widget-html").first.inner_text()
+        page.locator("button", has_text="new game").click()
+        board.wait("board.querySelector('.saz-title').textContent.startsWith('Demeter (red) against Atlas (blue)')")
+        assert "Demeter" in board.status()
 
-            board.click(12)  # C3, then a second worker on the first highlighted cell
-            board.wait_moves(1)
-            board.click(board.targets()[0])
-            board.wait_moves(4)  # the engine places its two
-            end = board.root.locator(".saz-end")
-            assert end.is_visible() and end.is_disabled()
-            board.click(12)  # the worker on C3 ...
-            board.wait_message("choose where it moves")
-            board.click(board.targets()[0])  # ... steps, ...
-            board.wait_message("click where to build")
-            first = board.targets()[0]
-            board.click(first)  # ... builds, and Demeter may build again or end the turn
-            board.wait("!board.querySelector('.saz-end').disabled")
-            board.click(first)  # not on the same square: refused, with the reason
-            board.wait("board.querySelector('.saz-message').classList.contains('saz-refused')")
-            assert "Demeter's second build" in board.message()
-            end.click()
-            board.wait_moves(6)  # the human's turn, then the engine's (Atlas) reply
-            moves = board.moves()
-            gods = ("demeter", "atlas")
-            state = play_turns(god_start(gods), moves)  # every turn legal
-            assert board.workers(0) == set(state.board.workers[0]) and board.workers(1) == set(state.board.workers[1])
-            assert board.levels() == list(state.board.heights) and "^" in moves[4] and moves[4].count("^") == 1
-            if shots != tmp_path:
-                page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output").screenshot(path=str(shots / "widgets_gods.png"))
-        except Exception as e:
-            shots.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shots / "widgets_gods_failure.png"), full_page=True)
-            raise AssertionError(f"{e}\n(screenshot: {shots / 'widgets_gods_failure.png'})") from e
-        finally:
-            browser.close()
+        board.click(12)  # C3, then a second worker on the first highlighted cell
+        board.wait_moves(1)
+        board.click(board.targets()[0])
+        board.wait_moves(4)  # the engine places its two
+        end = board.root.locator(".saz-end")
+        assert end.is_visible() and end.is_disabled()
+        board.click(12)  # the worker on C3 ...
+        board.wait_message("choose where it moves")
+        board.click(board.targets()[0])  # ... steps, ...
+        board.wait_message("click where to build")
+        first = board.targets()[0]
+        board.click(first)  # ... builds, and Demeter may build again or end the turn
+        board.wait("!board.querySelector('.saz-end').disabled")
+        board.click(first)  # not on the same square: refused, with the reason
+        board.wait("board.querySelector('.saz-message').classList.contains('saz-refused')")
+        assert "Demeter's second build" in board.message()
+        end.click()
+        board.wait_moves(6)  # the human's turn, then the engine's (Atlas) reply
+        moves = board.moves()
+        gods = ("demeter", "atlas")
+        state = play_turns(god_start(gods), moves)  # every turn legal
+        assert board.workers(0) == set(state.board.workers[0]) and board.workers(1) == set(state.board.workers[1])
+        assert board.levels() == list(state.board.heights) and "^" in moves[4] and moves[4].count("^") == 1
+        if shots != tmp_path:
+            screenshot_widget(page, shots / "widgets_gods.png")

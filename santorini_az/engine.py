@@ -27,13 +27,14 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action',
            'encode_position', 'perft_arrays', 'fast_perft', 'named_for_numba', 'Tree', 'empty_tree', 'tree_bytes',
            'open_node', 'add_node', 'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge',
-           'descend', 'Games', 'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value',
-           'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
-           'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
-           'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
-           'encode_positions', 'GameRecord', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch',
-           'search_positions', 'root_value', 'available_cores', 'play_share', 'receive', 'process_cpu_seconds',
-           'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools', 'play_games']
+           'descend', 'Slots', 'empty_slots', 'Games', 'empty_games', 'GumbelSettings', 'halving_tables',
+           'gumbel_settings', 'mixed_value', 'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy',
+           'improved_value', 'start_gumbel', 'keep_best', 'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge',
+           'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaf', 'expand_leaves', 'keep_subtree',
+           'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord', 'make_record',
+           'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'root_value', 'available_cores',
+           'play_share', 'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool', 'worker_pool',
+           'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -339,26 +340,55 @@ def descend(tree, g, c_puct, fpu_value, root_edge, path_nodes, path_edges) -> tu
         node = child
 
 # %% ../nbs/06_engine.ipynb #d5e19ab6
-NO_LEAF = -1  # Games.leaf of a game that has done its simulations and waits to move
+NO_LEAF = -1  # Slots.leaf of a game that has done its simulations and waits to move
 MAX_PLIES = 4 + CELLS * DOME + 1  # every move after setup builds one level, so a game ends within 105 actions
 
 @named_for_numba("santorini_az.engine")
-class Games(NamedTuple):
-    """Bookkeeping for B game slots searching with trees of up to N nodes; L = MAX_PLIES.
+class Slots(NamedTuple):
+    """What each of B slots of a batched search holds, whatever its game (chapter 11c's god slots are these too):
+    trees of up to N nodes, roots of up to W edges.
 
     active          [B] bool           the slot holds a game in progress
     finished        [B] bool           the game is over and waits to be collected
     winner          [B] int8           who won a finished game
     simulations     [B] int32          simulations done at the current root
-    full            [B] bool           the current move gets a full search (`simulations`), not a fast one
     leaf            [B] int32          node waiting for the network (ROOT: the root's own evaluation; NO_LEAF: none)
     path_nodes      [B, N] int32       nodes of the current walk, root first
     path_edges      [B, N] int32       edges taken by the current walk
     path_length     [B] int32          length of the current walk (0 for the root's evaluation)
     evaluator       [B, 2] int8        which evaluator searches for each player (self-play: 0 for both)
-    noise           [B, 128] float64   Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python)
+    noise           [B, W] float64     Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python)
     noise_used      [B] bool           `noise` has been consumed and must be redrawn
     uniform         [B] float64        a uniform draw for the next move choice (refilled every step)
+    """
+    active: np.ndarray
+    finished: np.ndarray
+    winner: np.ndarray
+    simulations: np.ndarray
+    leaf: np.ndarray
+    path_nodes: np.ndarray
+    path_edges: np.ndarray
+    path_length: np.ndarray
+    evaluator: np.ndarray
+    noise: np.ndarray
+    noise_used: np.ndarray
+    uniform: np.ndarray
+
+def empty_slots(batch: int, max_nodes: int, root_edges: int, leaf: int = 0) -> Slots:
+    "`batch` empty slots for trees of `max_nodes` nodes and roots of up to `root_edges` edges; every leaf set to `leaf`."
+    b, n = batch, max_nodes
+    return Slots(active=np.zeros(b, np.bool_), finished=np.zeros(b, np.bool_), winner=np.zeros(b, np.int8),
+                 simulations=np.zeros(b, np.int32), leaf=np.full(b, leaf, np.int32), path_nodes=np.zeros((b, n), np.int32),
+                 path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
+                 evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, root_edges), np.float64),
+                 noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64))
+
+@named_for_numba("santorini_az.engine")
+class Games(NamedTuple):
+    """Bookkeeping for B game slots searching with trees of up to N nodes; L = MAX_PLIES.
+
+    slots           Slots              each slot's game, walk, evaluators and random draws (above; W = 128)
+    full            [B] bool           the current move gets a full search (`simulations`), not a fast one
     coin            [B] float64        a uniform draw for the next move's search, full or fast (refilled each step with caps)
     gumbel          [B, 128] float64   Gumbel's draws, one per root edge, for the current root (refilled by Python) ...
     gumbel_used     [B] bool           ... once that root has played its move
@@ -378,19 +408,8 @@ class Games(NamedTuple):
     log_full        [B, L] bool        ... whether that search was a full one (a training target) ...
     log_action      [B, L] int16       ... and the action played
     """
-    active: np.ndarray
-    finished: np.ndarray
-    winner: np.ndarray
-    simulations: np.ndarray
+    slots: Slots
     full: np.ndarray
-    leaf: np.ndarray
-    path_nodes: np.ndarray
-    path_edges: np.ndarray
-    path_length: np.ndarray
-    evaluator: np.ndarray
-    noise: np.ndarray
-    noise_used: np.ndarray
-    uniform: np.ndarray
     coin: np.ndarray
     gumbel: np.ndarray
     gumbel_used: np.ndarray
@@ -414,11 +433,7 @@ def empty_games(batch: int, max_nodes: int) -> Games:
     "Bookkeeping for `batch` empty game slots."
     b, n, l = batch, max_nodes, MAX_PLIES
     return Games(
-        active=np.zeros(b, np.bool_), finished=np.zeros(b, np.bool_), winner=np.zeros(b, np.int8),
-        simulations=np.zeros(b, np.int32), full=np.ones(b, np.bool_), leaf=np.zeros(b, np.int32),
-        path_nodes=np.zeros((b, n), np.int32), path_edges=np.zeros((b, n), np.int32), path_length=np.zeros(b, np.int32),
-        evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, MAX_LEGAL), np.float64),
-        noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64), coin=np.zeros(b, np.float64),
+        slots=empty_slots(b, n, MAX_LEGAL), full=np.ones(b, np.bool_), coin=np.zeros(b, np.float64),
         gumbel=np.zeros((b, MAX_LEGAL), np.float64), gumbel_used=np.ones(b, np.bool_),
         candidates=np.zeros((b, MAX_LEGAL), np.int16), candidate_count=np.zeros(b, np.int32),
         phases_begun=np.zeros(b, np.int32), phase_visits=np.zeros(b, np.int32),
@@ -578,7 +593,7 @@ def gumbel_edge(tree, games, g, schedule, c_visit, c_scale) -> int:
     k = games.candidates[g, games.phase_visits[g] % games.candidate_count[g]]
     games.phase_visits[g] += 1
     games.given[g, k] += 1
-    if games.simulations[g] < games.root_edges.shape[1]: games.root_edges[g, games.simulations[g]] = k
+    if games.slots.simulations[g] < games.root_edges.shape[1]: games.root_edges[g, games.slots.simulations[g]] = k
     return tree.edge_start[g, ROOT] + k
 
 @njit(cache=True)
@@ -616,26 +631,26 @@ def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value,
     Gumbel's choice of root edges."""
     rows = 0
     for g in range(tree.num_nodes.shape[0]):
-        if not games.active[g] or games.finished[g]: continue
+        if not games.slots.active[g] or games.slots.finished[g]: continue
         if not tree.node_expanded[g, ROOT]:  # a new root: its own evaluation comes first and is not a simulation
-            games.leaf[g], games.path_length[g] = ROOT, 0
+            games.slots.leaf[g], games.slots.path_length[g] = ROOT, 0
         else:
-            games.leaf[g] = NO_LEAF
-            while games.simulations[g] < move_budget(games, g, simulations, fast_simulations):
+            games.slots.leaf[g] = NO_LEAF
+            while games.slots.simulations[g] < move_budget(games, g, simulations, fast_simulations):
                 root_edge = -1  # PUCT's choice
                 if gumbel.actions > 0: root_edge = gumbel_root_edge(tree, games, g, gumbel)
                 elif forced_k > 0 and games.full[g]: root_edge = forced_edge(tree, g, forced_k)
-                leaf, depth = descend(tree, g, c_puct, fpu_value, root_edge, games.path_nodes[g], games.path_edges[g])
+                leaf, depth = descend(tree, g, c_puct, fpu_value, root_edge, games.slots.path_nodes[g], games.slots.path_edges[g])
                 if tree.edge_count[g, leaf] == 0:  # a finished game: -1 for its player to move, no network needed
-                    backup(tree, g, games.path_nodes[g], games.path_edges[g], depth, tree.node_player[g, leaf],
+                    backup(tree, g, games.slots.path_nodes[g], games.slots.path_edges[g], depth, tree.node_player[g, leaf],
                            TERMINAL_VALUE)
-                    games.simulations[g] += 1
+                    games.slots.simulations[g] += 1
                     games.total_simulations[g] += 1
                 else:
-                    games.leaf[g], games.path_length[g] = leaf, depth
+                    games.slots.leaf[g], games.slots.path_length[g] = leaf, depth
                     break
-            if games.leaf[g] == NO_LEAF: continue  # all simulations done: the game moves in `play_moves`
-        leaf = games.leaf[g]
+            if games.slots.leaf[g] == NO_LEAF: continue  # all simulations done: the game moves in `play_moves`
+        leaf = games.slots.leaf[g]
         encode_position(tree.node_heights[g, leaf], tree.node_workers[g, leaf], tree.node_player[g, leaf], planes[rows])
         leaf_games[rows] = g
         rows += 1
@@ -643,29 +658,36 @@ def select_leaves(tree, games, simulations, fast_simulations, c_puct, fpu_value,
 
 # %% ../nbs/06_engine.ipynb #e9eb60ae
 @njit(cache=True)
-def add_root_noise(tree, games, g, fraction) -> None:
-    "Mix the Dirichlet noise drawn for game `g` into its root's priors (`fraction` = eps)."
+def add_root_noise(tree, slots, g, fraction) -> None:
+    "Mix the Dirichlet noise drawn for slot `g` (`slots.noise`) into its root's priors (`fraction` = eps)."
     first, count = tree.edge_start[g, ROOT], tree.edge_count[g, ROOT]
     total = 0.0
-    for k in range(count): total += games.noise[g, k]
+    for k in range(count): total += slots.noise[g, k]
     for k in range(count):
-        noise, noise_total = (games.noise[g, k], total) if total > 0 else (1.0, float(count))  # all draws underflowed
+        noise, noise_total = (slots.noise[g, k], total) if total > 0 else (1.0, float(count))  # all draws underflowed
         tree.edge_prior[g, first + k] = (1 - fraction) * tree.edge_prior[g, first + k] + fraction * noise / noise_total
-    games.noise_used[g] = True
+    slots.noise_used[g] = True
+
+@njit(cache=True, inline="always")  # inlined: called once per leaf, a separate call cost 12% of the tree's speed
+def expand_leaf(tree, slots, g, logits, value, noise_fraction) -> bool:
+    """Expand slot `g`'s waiting leaf with the network's `logits` and `value`: the root's own evaluation gets the noise
+    (if `noise_fraction` > 0), any other leaf is backed up as one more simulation (True). Chapter 11c's god slots too."""
+    leaf = slots.leaf[g]
+    expand_node(tree, g, leaf, logits, np.float64(value))
+    if slots.path_length[g] == 0:  # the root's own evaluation
+        if noise_fraction > 0: add_root_noise(tree, slots, g, noise_fraction)
+        return False
+    backup(tree, g, slots.path_nodes[g], slots.path_edges[g], slots.path_length[g], tree.node_player[g, leaf],
+           tree.node_value[g, leaf])
+    slots.simulations[g] += 1
+    return True
 
 @njit(cache=True)
 def expand_leaves(tree, games, rows, leaf_games, logits, values, noise_fraction) -> None:
-    "Expand each game's leaf with its row of the network's answer and back its value up."
+    "Expand each game's leaf with its row of the network's answer and back its value up (noise: full searches only)."
     for r in range(rows):
         g = leaf_games[r]
-        leaf = games.leaf[g]
-        expand_node(tree, g, leaf, logits[r], np.float64(values[r]))
-        if games.path_length[g] == 0:  # the root's own evaluation
-            if noise_fraction > 0 and games.full[g]: add_root_noise(tree, games, g, noise_fraction)
-        else:
-            backup(tree, g, games.path_nodes[g], games.path_edges[g], games.path_length[g], tree.node_player[g, leaf],
-                   tree.node_value[g, leaf])
-            games.simulations[g] += 1
+        if expand_leaf(tree, games.slots, g, logits[r], values[r], noise_fraction if games.full[g] else 0.0):
             games.total_simulations[g] += 1
 
 # %% ../nbs/06_engine.ipynb #3e79856b
@@ -787,37 +809,37 @@ def play_moves(tree, games, simulations, fast_simulations, full_search_share, te
     finished = 0
     max_kept = tree.node_visits.shape[1] - simulations  # room for the next search: one node per simulation
     for g in range(tree.num_nodes.shape[0]):
-        if not games.active[g] or games.finished[g] or not tree.node_expanded[g, ROOT]: continue
-        if games.simulations[g] < move_budget(games, g, simulations, fast_simulations): continue
+        if not games.slots.active[g] or games.slots.finished[g] or not tree.node_expanded[g, ROOT]: continue
+        if games.slots.simulations[g] < move_budget(games, g, simulations, fast_simulations): continue
         log_root(tree, games, g, c_puct, forced_k if games.full[g] else 0.0, gumbel)
         if gumbel.actions > 0:
             if games.candidate_count[g] == 0: start_gumbel(tree, games, g, gumbel.actions)  # a zero-simulation search
             e = gumbel_choice(tree, games, g, gumbel.c_visit, gumbel.c_scale)
             games.candidate_count[g], games.gumbel_used[g] = 0, True  # the next root begins afresh, with new draws
-        else: e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.uniform[g])
+        else: e = choose_edge(tree, g, temperature if games.plies[g] < temperature_plies else 0.0, games.slots.uniform[g])
         games.log_action[g, games.plies[g]] = tree.edge_action[g, e]
         games.plies[g] += 1
         child = tree.edge_child[g, e]
         if child == UNVISITED:  # never visited (a zero-simulation search): create it
             child = add_child(tree, g, ROOT, tree.edge_action[g, e])
             tree.edge_child[g, e] = child
-        games.simulations[g] = 0
+        games.slots.simulations[g] = 0
         games.full[g] = games.coin[g] < full_search_share  # always, when the share is 1 (the draw is below 1)
         if tree.edge_count[g, child] == 0:  # the game is over: the player to move there has lost
-            games.finished[g] = True
-            games.winner[g] = 1 - tree.node_player[g, child]
+            games.slots.finished[g] = True
+            games.slots.winner[g] = 1 - tree.node_player[g, child]
             finished += 1
             continue
         player = tree.node_player[g, child]
         # keep the subtree only if the same evaluator searches the next position (in an arena it may not)
-        if reuse_tree and games.evaluator[g, player] == games.evaluator[g, tree.node_player[g, ROOT]]:
+        if reuse_tree and games.slots.evaluator[g, player] == games.slots.evaluator[g, tree.node_player[g, ROOT]]:
             keep_subtree(tree, g, child)
             if tree.num_nodes[g] > max_kept:  # no room left for a full search: start afresh from the same position
                 set_root(tree, g, tree.node_heights[g, ROOT], tree.node_workers[g, ROOT], player)
         else:
             set_root(tree, g, tree.node_heights[g, child], tree.node_workers[g, child], player)
         if tree.node_expanded[g, ROOT] and noise_fraction > 0 and games.full[g]:
-            add_root_noise(tree, games, g, noise_fraction)
+            add_root_noise(tree, games.slots, g, noise_fraction)
     return finished
 
 # %% ../nbs/06_engine.ipynb #24202f0c
@@ -876,7 +898,7 @@ def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -
     return GameRecord(start, planes, games.log_policy[g, :t].copy(), legal, players.copy(),
                       games.log_value[g, :t].copy(), games.log_full[g, :t].copy(), games.log_action[g, :t].copy(),
                       int(winner),
-                      tuple(int(e) for e in games.evaluator[g]), game_id)
+                      tuple(int(e) for e in games.slots.evaluator[g]), game_id)
 
 # %% ../nbs/06_engine.ipynb #1d88d8a9
 class SelfPlay:
@@ -901,10 +923,10 @@ class SelfPlay:
 
     def free_slots(self) -> list[int]:
         "Slots without a game in progress."
-        return [g for g in range(self.slots) if not self.games.active[g]]
+        return [g for g in range(self.slots) if not self.games.slots.active[g]]
 
     @property
-    def in_flight(self) -> int: return int(self.games.active.sum())
+    def in_flight(self) -> int: return int(self.games.slots.active.sum())
 
     @property
     def simulations_done(self) -> int: return int(self.games.total_simulations.sum())
@@ -912,23 +934,23 @@ class SelfPlay:
     def start_game(self, slot: int, state: State, game_id: int = 0, evaluators: tuple[int, int] = (0, 0)):
         "Begin a game from `state` in a free `slot`; returns its record at once if `state` is already finished."
         g = self.games
-        g.plies[slot], g.simulations[slot], g.full[slot], g.evaluator[slot] = 0, 0, True, evaluators  # a full first move
+        g.plies[slot], g.slots.simulations[slot], g.full[slot], g.slots.evaluator[slot] = 0, 0, True, evaluators  # a full first move
         g.candidate_count[slot] = 0  # no Gumbel search begun at the new root
         if state.winner() is not None: return make_record(g, slot, state, game_id, state.winner())
         set_root(self.tree, slot, *state_to_arrays(state))
-        g.active[slot], g.finished[slot] = True, False
+        g.slots.active[slot], g.slots.finished[slot] = True, False
         self.started[slot] = (game_id, state)
         return None
 
     def step(self) -> list[GameRecord]:
         "One simulation for every game in flight (one batched network call); returns the games that finished."
         c, g = self.config, self.games
-        used = np.flatnonzero(g.noise_used)  # fresh randomness for the roots that have consumed theirs
+        used = np.flatnonzero(g.slots.noise_used)  # fresh randomness for the roots that have consumed theirs
         if len(used):
-            g.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
-            g.noise_used[used] = False
+            g.slots.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
+            g.slots.noise_used[used] = False
         self.draw_gumbel()
-        self.rng.random(out=g.uniform)
+        self.rng.random(out=g.slots.uniform)
         if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
         forced_k = c.forced_playouts if self.noise_fraction > 0 else 0.0  # only where root noise asks for exploring
         rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k,
@@ -939,10 +961,10 @@ class SelfPlay:
                           c.temperature_plies, self.noise_fraction, c.reuse_tree, c.c_puct, forced_k,
                           self.gumbel): return []
         records = []
-        for slot in np.flatnonzero(g.finished).tolist():
+        for slot in np.flatnonzero(g.slots.finished).tolist():
             game_id, start = self.started[slot]
-            records.append(make_record(g, slot, start, game_id, int(g.winner[slot])))
-            g.active[slot], g.finished[slot] = False, False
+            records.append(make_record(g, slot, start, game_id, int(g.slots.winner[slot])))
+            g.slots.active[slot], g.slots.finished[slot] = False, False
         return records
 
     def draw_gumbel(self) -> None:
@@ -965,7 +987,7 @@ class SelfPlay:
             return
         games = self.leaf_games[:rows]  # arena: each game's root player chooses the evaluator
         root_player = self.tree.node_player[games, 0]
-        chosen = self.games.evaluator[games, root_player]
+        chosen = self.games.slots.evaluator[games, root_player]
         for k, evaluate in enumerate(self.evaluators):
             index = np.flatnonzero(chosen == k)
             if len(index):
@@ -1018,9 +1040,9 @@ def search_batch(states: Sequence[State], evaluate: Evaluator, config: SearchCon
         games.gumbel[:, :gumbel_draws.shape[1]], games.gumbel_used[:] = gumbel_draws[:, :MAX_LEGAL], False
     while keep_going is None or keep_going():
         if engine.noise_fraction > 0:
-            used = np.flatnonzero(games.noise_used)
-            games.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
-            games.noise_used[used] = False
+            used = np.flatnonzero(games.slots.noise_used)
+            games.slots.noise[used] = engine.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
+            games.slots.noise_used[used] = False
         engine.draw_gumbel()
         rows = select_leaves(tree, games, c.simulations, c.simulations, c.c_puct, c.fpu_value, 0.0, engine.gumbel,
                              engine.planes, engine.leaf_games)  # every root here is a full search

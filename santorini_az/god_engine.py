@@ -19,8 +19,8 @@ import numpy as np
 import torch
 from numba import njit
 
-from .engine import (ROOT, UNPLACED, UNVISITED, GameRecord, Tree, add_root_noise, backup, choose_edge,
-                                 empty_tree, expand_node, named_for_numba, select_edge)
+from .engine import (NO_LEAF, ROOT, UNPLACED, UNVISITED, GameRecord, Slots, Tree, backup, choose_edge,
+                                 empty_slots, empty_tree, expand_leaf, named_for_numba, select_edge)
 from .game import CELLS, DOME, SIZE
 from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, generate_turns,
                                         god_state_arrays, turn_buffers)
@@ -34,14 +34,13 @@ from .selfplay import games_to_examples
 
 # %% auto #0
 __all__ = ['MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE', 'BUILT_PLANE',
-           'NO_LEAF', 'BatchEvaluator', 'GodStart', 'GOD_CHAMPION', 'GodTree', 'empty_god_tree', 'step_count',
-           'has_won_mid_turn', 'end_node', 'open_god_node', 'set_god_root', 'add_god_child', 'god_node_arrays',
-           'compiled_root', 'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend', 'GodSlots',
-           'empty_god_slots', 'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision',
-           'play_god_decisions', 'uniform_batch_evaluator', 'network_batch_evaluator', 'EngineStats', 'GodEngineConfig',
-           'fill_slot', 'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits', 'search_god_nodes',
-           'engine_config', 'compiled_god_selfplay', 'strength_starts', 'compiled_god_strength',
-           'god_champion_evaluator']
+           'BatchEvaluator', 'GodStart', 'GOD_CHAMPION', 'GodTree', 'empty_god_tree', 'step_count', 'has_won_mid_turn',
+           'end_node', 'open_god_node', 'set_god_root', 'add_god_child', 'god_node_arrays', 'compiled_root',
+           'root_edges', 'encode_god_position', 'encode_god_node', 'god_descend', 'GodSlots', 'empty_god_slots',
+           'select_god_leaves', 'expand_god_leaves', 'root_value', 'record_decision', 'play_god_decisions',
+           'uniform_batch_evaluator', 'network_batch_evaluator', 'EngineStats', 'GodEngineConfig', 'fill_slot',
+           'evaluate_leaves', 'collect', 'run_god_games', 'RootVisits', 'search_god_nodes', 'engine_config',
+           'compiled_god_selfplay', 'strength_starts', 'compiled_god_strength', 'god_champion_evaluator']
 
 # %% ../nbs/11c_god_engine.ipynb #f4d8cdd6
 MY_GOD_PLANE, THEIR_GOD_PLANE = GOD_PLANE_NAMES.index("MY_MORTAL"), GOD_PLANE_NAMES.index("THEIR_MORTAL")
@@ -237,39 +236,19 @@ def god_descend(t, g, c_puct, fpu_value, path_nodes, path_edges, turns, wins) ->
         node = child
 
 # %% ../nbs/11c_god_engine.ipynb #55752897
-NO_LEAF = -1  # GodSlots.leaf of a game that waits for nothing
-
 @named_for_numba("santorini_az.god_engine")
 class GodSlots(NamedTuple):
-    """Bookkeeping for B game slots searching trees of up to N nodes; L = the most decisions a game may record.
+    """Bookkeeping for B game slots searching trees of up to N nodes: chapter 06's `Slots` (roots of up to 126 edges;
+    a winner of -1 is a game stopped by length, a draw), and each game's log; L = the most decisions a game may record.
 
-    active [B] bool                   the slot holds a game not yet collected
-    over [B] bool, winner [B] int8    the game has ended; who won (0 or 1; -1: stopped by length, a draw)
-    simulations [B] int32             simulations done at the current root
-    leaf [B] int32                    the node waiting for an evaluation (ROOT: the root's own; NO_LEAF: none)
-    path_nodes, path_edges [B, N] int32, path_length [B] int32   the walk down to that leaf
-    evaluator [B, 2] int8             which evaluator (an index) searches for each player
-    noise [B, 126] float64            Gamma(alpha) draws for the next root's Dirichlet noise (refilled by Python) ...
-    noise_used [B] bool               ... once a root has used them (chapter 06's add_root_noise sets it)
-    uniform [B] float64               a uniform draw for the next sub-action's choice (refilled by Python)
+    slots             Slots           each slot's game, walk, evaluators and random draws, as in chapter 06
     decisions [B] int32               decisions made so far
     log_planes [B, L, 5, 5, 36] uint8, log_policy [B, L, 126] float32, log_legal [B, L, 126] bool,
     log_value [B, L] float32, log_player [B, L] int8, log_action [B, L] int16
                                       each decision's root planes, visit distribution, legal sub-actions, root value,
                                       player to move and the sub-action played
     """
-    active: np.ndarray
-    over: np.ndarray
-    winner: np.ndarray
-    simulations: np.ndarray
-    leaf: np.ndarray
-    path_nodes: np.ndarray
-    path_edges: np.ndarray
-    path_length: np.ndarray
-    evaluator: np.ndarray
-    noise: np.ndarray
-    noise_used: np.ndarray
-    uniform: np.ndarray
+    slots: Slots
     decisions: np.ndarray
     log_planes: np.ndarray
     log_policy: np.ndarray
@@ -282,12 +261,8 @@ def empty_god_slots(batch: int, max_nodes: int, max_decisions: int) -> GodSlots:
     "Bookkeeping for `batch` empty slots."
     b, n, l = batch, max_nodes, max_decisions
     return GodSlots(
-        active=np.zeros(b, np.bool_), over=np.zeros(b, np.bool_), winner=np.zeros(b, np.int8),
-        simulations=np.zeros(b, np.int32), leaf=np.full(b, NO_LEAF, np.int32),
-        path_nodes=np.zeros((b, n), np.int32), path_edges=np.zeros((b, n), np.int32),
-        path_length=np.zeros(b, np.int32), evaluator=np.zeros((b, 2), np.int8),
-        noise=np.ones((b, N_GOD_ACTIONS), np.float64), noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64),
-        decisions=np.zeros(b, np.int32), log_planes=np.zeros((b, l, SIZE, SIZE, N_GOD_PLANES), np.uint8),
+        slots=empty_slots(b, n, N_GOD_ACTIONS, leaf=NO_LEAF), decisions=np.zeros(b, np.int32),
+        log_planes=np.zeros((b, l, SIZE, SIZE, N_GOD_PLANES), np.uint8),
         log_policy=np.zeros((b, l, N_GOD_ACTIONS), np.float32), log_legal=np.zeros((b, l, N_GOD_ACTIONS), np.bool_),
         log_value=np.zeros((b, l), np.float32), log_player=np.zeros((b, l), np.int8),
         log_action=np.zeros((b, l), np.int16))
@@ -297,17 +272,17 @@ def empty_god_slots(batch: int, max_nodes: int, max_decisions: int) -> GodSlots:
 def select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows) -> int:
     "Run each game's search up to the next node it needs evaluated; write that node's planes into `planes`: how many."
     waiting = 0
-    for g in range(len(s.active)):
-        if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF: continue
-        if not t.tree.node_expanded[g, ROOT]: s.leaf[g], s.path_length[g] = ROOT, 0  # the root's own evaluation comes first
-        while s.leaf[g] == NO_LEAF and s.simulations[g] < simulations:
-            leaf, depth = god_descend(t, g, c_puct, fpu_value, s.path_nodes[g], s.path_edges[g], turns, wins)
+    for g in range(len(s.slots.active)):
+        if not s.slots.active[g] or s.slots.finished[g] or s.slots.leaf[g] != NO_LEAF: continue
+        if not t.tree.node_expanded[g, ROOT]: s.slots.leaf[g], s.slots.path_length[g] = ROOT, 0  # the root's own evaluation comes first
+        while s.slots.leaf[g] == NO_LEAF and s.slots.simulations[g] < simulations:
+            leaf, depth = god_descend(t, g, c_puct, fpu_value, s.slots.path_nodes[g], s.slots.path_edges[g], turns, wins)
             if t.node_terminal[g, leaf]:
-                backup(t.tree, g, s.path_nodes[g], s.path_edges[g], depth, t.tree.node_player[g, leaf], t.node_terminal_value[g, leaf])
-                s.simulations[g] += 1
-            else: s.leaf[g], s.path_length[g] = leaf, depth
-        if s.leaf[g] != NO_LEAF:
-            encode_god_node(t, g, s.leaf[g], planes[waiting])
+                backup(t.tree, g, s.slots.path_nodes[g], s.slots.path_edges[g], depth, t.tree.node_player[g, leaf], t.node_terminal_value[g, leaf])
+                s.slots.simulations[g] += 1
+            else: s.slots.leaf[g], s.slots.path_length[g] = leaf, depth
+        if s.slots.leaf[g] != NO_LEAF:
+            encode_god_node(t, g, s.slots.leaf[g], planes[waiting])
             rows[waiting] = g
             waiting += 1
     return waiting
@@ -317,14 +292,8 @@ def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None
     "Expand the waiting leaf of each game `rows[i]` with `logits[i]`, `values[i]`; back it up (the root: add noise)."
     for i in range(count):
         g = rows[i]
-        leaf = s.leaf[g]
-        expand_node(t.tree, g, leaf, logits[i], np.float64(values[i]))
-        if leaf == ROOT:
-            if noise_fraction > 0: add_root_noise(t.tree, s, g, noise_fraction)  # chapter 06's
-        else:
-            backup(t.tree, g, s.path_nodes[g], s.path_edges[g], s.path_length[g], t.tree.node_player[g, leaf], t.tree.node_value[g, leaf])
-            s.simulations[g] += 1
-        s.leaf[g] = NO_LEAF
+        expand_leaf(t.tree, s.slots, g, logits[i], values[i], noise_fraction)  # chapter 06's
+        s.slots.leaf[g] = NO_LEAF
 
 # %% ../nbs/11c_god_engine.ipynb #f8ff7c22
 @njit(cache=True)
@@ -352,18 +321,18 @@ def record_decision(t, s, g) -> None:
 @njit(cache=True)
 def play_god_decisions(t, s, simulations, temperature_decisions, max_decisions, turns, wins) -> None:
     "Every game whose search is done records its decision, plays a sub-action, and ends or searches the child next."
-    for g in range(len(s.active)):
-        if not s.active[g] or s.over[g] or s.leaf[g] != NO_LEAF or s.simulations[g] < simulations: continue
+    for g in range(len(s.slots.active)):
+        if not s.slots.active[g] or s.slots.finished[g] or s.slots.leaf[g] != NO_LEAF or s.slots.simulations[g] < simulations: continue
         record_decision(t, s, g)
-        e = choose_edge(t.tree, g, 1.0 if s.decisions[g] < temperature_decisions else 0.0, s.uniform[g])  # chapter 06's
+        e = choose_edge(t.tree, g, 1.0 if s.decisions[g] < temperature_decisions else 0.0, s.slots.uniform[g])  # chapter 06's
         if s.decisions[g] < s.log_action.shape[1]: s.log_action[g, s.decisions[g]] = t.tree.edge_action[g, e]
         child = t.tree.edge_child[g, e]
         if child == UNVISITED: child = add_god_child(t, g, ROOT, e, turns, wins)
         s.decisions[g] += 1
-        s.simulations[g] = 0
+        s.slots.simulations[g] = 0
         if t.node_terminal[g, child]:  # +1: the child's player has won (mid-turn); -1: the child's player has lost
-            s.over[g], s.winner[g] = True, t.tree.node_player[g, child] if t.node_terminal_value[g, child] > 0 else 1 - t.tree.node_player[g, child]
-        elif s.decisions[g] >= max_decisions: s.over[g], s.winner[g] = True, -1
+            s.slots.finished[g], s.slots.winner[g] = True, t.tree.node_player[g, child] if t.node_terminal_value[g, child] > 0 else 1 - t.tree.node_player[g, child]
+        elif s.decisions[g] >= max_decisions: s.slots.finished[g], s.slots.winner[g] = True, -1
         else:
             set_god_root(t, g, t.tree.node_heights[g, child].copy(), t.tree.node_workers[g, child].copy(), t.tree.node_player[g, child],
                          t.node_mark[g, child], t.node_won[g, child], t.node_steps[g, child].copy(), turns, wins)
@@ -411,8 +380,8 @@ def fill_slot(t: GodTree, s: GodSlots, g: int, start: GodStart, turns, wins) -> 
     "Begin the game `start` in slot `g`."
     state, evaluators = start
     heights, workers, player, gods, mark = god_state_arrays(state)
-    t.gods[g], s.evaluator[g] = gods, evaluators
-    s.active[g], s.over[g], s.winner[g], s.simulations[g], s.leaf[g], s.decisions[g] = True, False, -1, 0, NO_LEAF, 0
+    t.gods[g], s.slots.evaluator[g] = gods, evaluators
+    s.slots.active[g], s.slots.finished[g], s.slots.winner[g], s.slots.simulations[g], s.slots.leaf[g], s.decisions[g] = True, False, -1, 0, NO_LEAF, 0
     set_god_root(t, g, heights, workers, player, mark, state.won, np.full(TURN_STEPS, NO_STEP, np.int8), turns, wins)
 
 def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluators: Sequence[BatchEvaluator],
@@ -420,7 +389,7 @@ def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluator
     "Logits [count, 126] and values [count] of the waiting leaves, each evaluator called once for the leaves that are its."
     logits, values = np.zeros((count, N_GOD_ACTIONS), np.float32), np.zeros(count, np.float32)
     games = rows[:count]
-    whose = s.evaluator[games, t.tree.node_player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
+    whose = s.slots.evaluator[games, t.tree.node_player[games, ROOT]]  # the searching player's evaluator, for every leaf of its search
     for number, evaluate in enumerate(evaluators):
         mine = np.flatnonzero(whose == number)
         if len(mine) == 0: continue
@@ -430,11 +399,11 @@ def evaluate_leaves(t: GodTree, s: GodSlots, count: int, planes, rows, evaluator
 
 def collect(s: GodSlots, g: int, start: GodStart, index: int) -> GameRecord:
     "The finished game in slot `g`, the `index`-th of the starts, as chapter 06's record of a game (the slot is freed)."
-    s.active[g] = False
+    s.slots.active[g] = False
     d = min(int(s.decisions[g]), s.log_planes.shape[1])
     return GameRecord(start[0], s.log_planes[g, :d].copy(), s.log_policy[g, :d].copy(), s.log_legal[g, :d].copy(),
                       s.log_player[g, :d].copy(), s.log_value[g, :d].copy(), np.ones(d, bool), s.log_action[g, :d].copy(),
-                      int(s.winner[g]), tuple(start[1]), index)
+                      int(s.slots.winner[g]), tuple(start[1]), index)
 
 # %% ../nbs/11c_god_engine.ipynb #cb046a72
 def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluator], config: GodEngineConfig,
@@ -448,22 +417,22 @@ def run_god_games(starts: Iterable[GodStart], evaluators: Sequence[BatchEvaluato
     playing, next_index = [None] * slots, 0  # per slot: (its start, its place among the starts)
     began = time.perf_counter()
     while True:
-        for g in np.flatnonzero(~s.active):  # free slots take the next games
+        for g in np.flatnonzero(~s.slots.active):  # free slots take the next games
             start = next(starts, None)
             if start is None: break
             fill_slot(t, s, g, start, turns, wins)
             playing[g], next_index = (start, next_index), next_index + 1
-        if not s.active.any(): break
-        used = np.flatnonzero(s.noise_used)  # fresh noise for the roots that have consumed theirs
+        if not s.slots.active.any(): break
+        used = np.flatnonzero(s.slots.noise_used)  # fresh noise for the roots that have consumed theirs
         if config.dirichlet_fraction > 0 and len(used):
-            s.noise[used], s.noise_used[used] = rng.gamma(config.dirichlet_alpha, 1.0, (len(used), N_GOD_ACTIONS)), False
-        s.uniform[:] = rng.random(slots)
+            s.slots.noise[used], s.slots.noise_used[used] = rng.gamma(config.dirichlet_alpha, 1.0, (len(used), N_GOD_ACTIONS)), False
+        s.slots.uniform[:] = rng.random(slots)
         count = select_god_leaves(t, s, config.simulations, config.c_puct, config.fpu_value, turns, wins, planes, rows)
         if count:
             logits, values = evaluate_leaves(t, s, count, planes, rows, evaluators, stats)
             expand_god_leaves(t, s, rows, count, logits, values, config.dirichlet_fraction)
         play_god_decisions(t, s, config.simulations, config.temperature_decisions, config.max_decisions, turns, wins)
-        for g in np.flatnonzero(s.active & s.over): yield collect(s, g, *playing[g])
+        for g in np.flatnonzero(s.slots.active & s.slots.finished): yield collect(s, g, *playing[g])
     stats.seconds += time.perf_counter() - began
 
 # %% ../nbs/11c_god_engine.ipynb #4a13f124
@@ -483,7 +452,7 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
         t.gods[g] = gods
         set_god_root(t, g, heights, workers, player, mark, won, steps, turns, wins)
         if t.node_terminal[g, ROOT]: raise ValueError(f"node {g} is a finished game: nothing to search")
-        s.active[g] = True
+        s.slots.active[g] = True
     planes, rows = np.zeros((len(nodes), SIZE, SIZE, N_GOD_PLANES), np.float32), np.zeros(len(nodes), np.int64)
     while count := select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows):
         logits, values = evaluate(planes[:count])

@@ -410,7 +410,7 @@ def test_gumbel_noise_opening_draws_only_for_the_first_temperature_plies():
     while engine.in_flight:
         engine.step()
         games = engine.games
-        for g in np.flatnonzero(games.active & ~games.gumbel_used):  # roots still searching with their draws
+        for g in np.flatnonzero(games.slots.active & ~games.gumbel_used):  # roots still searching with their draws
             (zero if not games.gumbel[g].any() else drawn).add(int(games.plies[g]))
     assert drawn == {0, 1, 2} and min(zero) == 3 and len(zero) > 10
 

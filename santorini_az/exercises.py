@@ -1488,7 +1488,7 @@ def _sample_turns(state: GodState, count: int, rng: random.Random) -> list:
     "Up to `count` of the legal turns in `state`, the turns that may go on (and so end with `end`) among them."
     turns = god_legal_turns(state)
     tree = turn_tree(state)
-    going_on = [t for t in turns if t in tree.nexts]
+    going_on = [t for t in turns if tree.next_steps(t)]
     picked = rng.sample(turns, min(count, len(turns))) + rng.sample(going_on, min(count // 4, len(going_on)))
     return list(dict.fromkeys(picked))
 

@@ -57,6 +57,7 @@ class ExportError(ValueError):
 
 def checkpoint_format(path: Path) -> str | None:
     "The `format` entry of the safetensors file at `path`: chapter 04's network or chapter 10b's god network (None: neither)."
+    if not path.is_file(): return None  # a FIFO would block the read: `load_checkpoint` names the culprit
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f: return (f.metadata() or {}).get("format")
     except Exception: return None  # not there, or not safetensors: `load_checkpoint` says which

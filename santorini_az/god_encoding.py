@@ -8,7 +8,7 @@ Docs: https://santorini-az.github.io/santorini_az/god_encoding.html.md"""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from .encoding import (CELL_PERMUTATIONS, INVERSE_SYMMETRY, PLANE_NAMES, action_from_index, encode_all,
@@ -75,18 +75,27 @@ def sub_actions_svg(marked=(), cell_px: int = 22) -> str:
 # %% ../nbs/02b_god_encoding.ipynb #5f59f032
 @dataclass(frozen=True)
 class TurnTree:
-    "The legal turns of a position as a tree: each prefix of a turn with its distinct next steps, in the rules' order."
-    nexts: dict  # tuple of steps -> tuple of the steps that may follow it
-    turns: frozenset  # the legal turns themselves (a turn may also be a prefix: Demeter's single build)
+    "The legal turns of a position as a tree: each prefix of a turn leads to its distinct next steps, in the rules' order."
+    ordered: tuple  # the legal turns, in the rules' order
+    turns: frozenset  # the same, to look up (a turn may also be a prefix: Demeter's single build)
+    _next: dict = field(default_factory=dict, compare=False, repr=False)  # prefix -> next steps, as they are asked for
+
+    def next_steps(self, prefix: tuple) -> tuple:
+        "The distinct steps that may follow `prefix`, in the rules' order (none: a turn that cannot go on, or no prefix)."
+        if prefix not in self._next:
+            k = len(prefix)
+            self._next[prefix] = tuple(dict.fromkeys(t[k] for t in self.ordered if len(t) > k and t[:k] == prefix))
+        return self._next[prefix]
+
+    def prefixes(self) -> list[tuple]:
+        "Every prefix that a turn goes on from, the empty one first (in the rules' order)."
+        return list(dict.fromkeys(turn[:i] for turn in self.ordered for i in range(len(turn))))
 
 @lru_cache(maxsize=512)  # a flat board gives Hermes thousands of turns: keep the recent positions only
 def turn_tree(state: GodState) -> TurnTree:
     "The tree of the legal turns in `state` (cached: every node of a turn asks for it)."
-    nexts = {}
-    turns = god_legal_turns(state)
-    for turn in turns:
-        for i in range(len(turn)): nexts.setdefault(turn[:i], {})[turn[i]] = None  # a dict keeps the first order
-    return TurnTree({prefix: tuple(steps) for prefix, steps in nexts.items()}, frozenset(turns))
+    turns = tuple(god_legal_turns(state))
+    return TurnTree(turns, frozenset(turns))
 
 # %% ../nbs/02b_god_encoding.ipynb #086be2e8
 @dataclass(frozen=True)
@@ -101,7 +110,7 @@ class GodNode:
 def legal_sub_actions(node: GodNode) -> list[int]:
     "The numbers of the legal sub-actions at `node`, ascending (empty when the game is over)."
     tree = turn_tree(node.state)
-    actions = sorted(sub_action(step) for step in tree.nexts.get(node.steps, ()))
+    actions = sorted(sub_action(step) for step in tree.next_steps(node.steps))
     if actions and node.steps in tree.turns: actions.append(END_ACTION)  # a whole turn that could go on
     return actions
 
@@ -117,13 +126,13 @@ def play_sub_action(node: GodNode, index: int) -> GodNode:
     if index not in legal_sub_actions(node): raise ValueError(f"sub-action {index} is not legal at this node")
     if index == END_ACTION: return GodNode(god_apply(node.state, node.steps))
     steps, tree = node.steps + (step_of(index),), turn_tree(node.state)
-    if steps in tree.turns and steps not in tree.nexts: return GodNode(god_apply(node.state, steps))
+    if steps in tree.turns and not tree.next_steps(steps): return GodNode(god_apply(node.state, steps))
     return GodNode(node.state, steps)
 
 # %% ../nbs/02b_god_encoding.ipynb #147a44e0
 def sub_actions_of_turn(state: GodState, turn: Turn) -> tuple[int, ...]:
     "The sub-actions that play the legal `turn` in `state`."
-    ending = (END_ACTION,) if turn in turn_tree(state).nexts else ()
+    ending = (END_ACTION,) if turn_tree(state).next_steps(turn) else ()
     return tuple(sub_action(step) for step in turn) + ending
 
 def walk_turns(state: GodState) -> list[tuple[tuple[int, ...], Turn]]:
@@ -199,7 +208,7 @@ def encode_node(node: GodNode): return encode_nodes([node])[0]
 def prefix_nodes(state: GodState) -> list[GodNode]:
     "Every node at which the player to move in `state` decides during its turn (the empty prefix first)."
     tree = turn_tree(state)
-    return [GodNode(state, prefix) for prefix in tree.nexts]
+    return [GodNode(state, prefix) for prefix in tree.prefixes()]
 
 def plane_conflict(nodes: list[GodNode], planes=None) -> tuple[GodNode, GodNode] | None:
     "Two of `nodes` whose planes (all, or the indices `planes`) are equal while their legal sub-actions differ, or None."

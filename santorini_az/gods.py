@@ -223,12 +223,14 @@ AROUND = tuple(frozenset(to for to in STEPS[cell] if to is not None) for cell in
 
 def hermes_spots(play: Play) -> list[tuple[int, ...]]:
     "Every pair of cells the two workers can reach by stepping along their own levels, one worker at a time."
+    level, theirs = play.heights, set(play.theirs)
+    walks = [[to for to in AROUND[c] if level[to] == level[c] and to not in theirs] for c in range(CELLS)]  # one step
     seen, frontier = {play.mine}, [play.mine]
     while frontier:
         cells = frontier.pop()
         for w, here in enumerate(cells):
-            for to in STEPS[here]:
-                if to is None or to in cells or to in play.theirs or play.heights[to] != play.heights[here]: continue
+            for to in walks[here]:
+                if to in cells: continue  # the other worker stands there
                 spot = _replace(cells, w, to)
                 if spot not in seen:
                     seen.add(spot)

@@ -1,6 +1,12 @@
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
+
+CLI = [sys.executable, "-c", "from santorini_az.cli import main; main()"]  # the `santorini_az` command
 
 
 def pytest_configure(config):
@@ -40,3 +46,27 @@ def require(what: str, present: bool, how: str = "run bash tools/setup.sh") -> N
     message = f"{what} is missing: {how}"
     if os.environ.get("SANTORINI_REQUIRE_ALL") == "1": pytest.fail(message)
     pytest.skip(message)
+
+
+def train_resume(run_dir, timeout: float) -> subprocess.CompletedProcess:
+    "`santorini_az train --resume --quiet` on `run_dir`, run from the folder that holds it; its output as text."
+    return subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=run_dir.parent,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def refuse_a_second_writer_then_kill(train_args: list, run_dir, records: int, wait_s: float):
+    """Start `santorini_az train` with `train_args` on `run_dir`; once it has written `records` records (or after
+    `wait_s` s) a second writer (`train --resume`) is refused naming its pid; SIGKILL ends it. Returns the refusal."""
+    proc = subprocess.Popen(CLI + ["train", *train_args, "--run-dir", str(run_dir)], cwd=run_dir.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    records_path, deadline = run_dir / "records.jsonl", time.time() + wait_s
+    while time.time() < deadline and proc.poll() is None:
+        if records_path.exists() and len(records_path.read_text().splitlines()) >= records: break
+        time.sleep(0.05)
+    try:
+        second = train_resume(run_dir, timeout=120)
+        assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
+    finally:
+        proc.send_signal(signal.SIGKILL)
+    assert proc.wait() == -signal.SIGKILL  # it really died by the kill, not by finishing first
+    return second

@@ -13,19 +13,9 @@ from santorini_az.god_alphabeta import (MAX_TURNS, GodAlphaBeta, GodAlphaBetaCon
                                         apply_turn, compiled_perft, compiled_turns, generate_turns, god_state_arrays,
                                         pack_turn, turn_buffers, unpack_turn, winner_of)
 from santorini_az.god_search import play_god_match, random_god_player
+from tests.positions import random_god_game
 
 PAIRS = [(a, b) for a in GODS for b in GODS]
-
-
-def random_positions(gods, rng: random.Random, turns: int = 40) -> list[GodState]:
-    "The positions of a random game between `gods` from the empty board (the finished one included)."
-    state, seen = god_start(gods), []
-    for _ in range(turns):
-        seen.append(state)
-        legal = god_legal_turns(state)
-        if not legal: break
-        state = god_apply(state, rng.choice(legal))
-    return seen + [state]
 
 
 def same_after(state: GodState, turn) -> bool:
@@ -41,7 +31,7 @@ def same_after(state: GodState, turn) -> bool:
 def test_turns_apply_and_winner_match_the_readable_rules(gods):
     rng = random.Random(f"{gods}")
     buffers = turn_buffers()
-    for state in random_positions(gods, rng):
+    for state in random_god_game(gods, rng):
         compiled, readable = compiled_turns(state), god_legal_turns(state)
         assert len(compiled) == len(set(compiled)), "a turn listed twice"
         assert set(compiled) == set(readable), f"turns differ in {state}"
@@ -55,7 +45,7 @@ def test_athena_mark_and_forced_moves_are_covered():
     "The random games above do reach Athena's mark, swaps and pushes (else the comparison proves less)."
     rng, marks, forced = random.Random(5), 0, 0
     for gods in [("athena", "apollo"), ("athena", "minotaur")] * 3:
-        for state in random_positions(gods, rng):
+        for state in random_god_game(gods, rng):
             marks += state.athena_moved_up
             if state.player == 1 and not state.won and len(state.board.workers[1]) == 2:
                 forced += sum(t[0].cell in state.board.workers[0] for t in god_legal_turns(state) if t[0].kind == "move")
@@ -74,7 +64,7 @@ def test_perft_matches_from_the_start_and_the_middle():
 @pytest.mark.slow
 def test_perft_depth_3_from_a_late_position():
     "Each god against a mortal, and pairs whose powers meet (marks, swaps, pushes, drops), three turns deep (~40 s)."
-    state = random_positions(("mortal", "mortal"), random.Random(7), turns=30)[-2]
+    state = random_god_game(("mortal", "mortal"), random.Random(7), turns=30)[-2]
     pairs = [(god, "mortal") for god in GODS] + [("athena", "apollo"), ("minotaur", "pan"), ("apollo", "minotaur"),
                                                   ("pan", "athena"), ("hermes", "athena"), ("athena", "athena")]
     for gods in pairs:

@@ -1,10 +1,7 @@
 "Chapter 11d: the gods in chapter 10a's loop (self-play on the pool, god matches, the preset, resume after a kill)."
 import json
 import random
-import signal
 import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -22,8 +19,8 @@ from santorini_az.loop import plan
 from santorini_az.network import NetConfig
 from santorini_az.rundir import RunDirectory, read_records
 from santorini_az.selfplay import SelfPlayConfig, games_to_examples
+from tests.conftest import CLI, refuse_a_second_writer_then_kill, train_resume
 
-CLI = [sys.executable, "-c", "from santorini_az.cli import main; main()"]
 SMALL = ["--net", "8x1", "--set", "selfplay.games=8", "--set", "selfplay.simulations=8", "--set", "train.steps_per_iteration=4",
          "--set", "train.batch_size=32", "--set", "arena.openings=2", "--set", "arena.reference_openings=1",
          "--set", "arena.simulations=8", "--set", "holdout_games=2", "--quiet"]
@@ -79,23 +76,10 @@ def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, m
 def test_a_gods_run_one_writer_then_resume_after_sigkill(tmp_path):
     "The gods preset through the CLI: a second writer is refused; SIGKILL mid-run; --resume completes every stage once."
     run_dir = tmp_path / "gods"
-    proc = subprocess.Popen(CLI + ["train", "--preset", "gods", "--iterations", "2", *SMALL, "--run-dir", str(run_dir)],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    records, deadline = run_dir / "records.jsonl", time.time() + 180
-    while time.time() < deadline and proc.poll() is None:
-        if records.exists() and len(records.read_text().splitlines()) >= 4: break
-        time.sleep(0.05)
-    try:
-        second = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=120)
-        assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
-    finally:
-        proc.send_signal(signal.SIGKILL)
-    assert proc.wait() == -signal.SIGKILL
+    refuse_a_second_writer_then_kill(["--preset", "gods", "--iterations", "2", *SMALL], run_dir, records=4, wait_s=180)
     config = apply_overrides(preset("gods"), ["iterations=2"])
-    assert len(read_records(records)) < len(plan(config))  # killed mid-run
-    done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    assert len(read_records(run_dir / "records.jsonl")) < len(plan(config))  # killed mid-run
+    done = train_resume(run_dir, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     run = RunDirectory(run_dir)
     assert [(r.iteration, r.stage) for r in run.records()] == plan(config)

@@ -10,6 +10,7 @@ from santorini_az.gods import (GODS, GodState, format_god_position, format_turn,
                                god_legal_turns, god_perft, god_start, god_winner, parse_god_position, parse_turn,
                                play_turns, turn_of_action)
 from santorini_az.notation import NotationError, parse_position
+from tests.positions import HAND_BUILT, random_god_game
 
 # --- An independent brute force, written from the rule text ---------------------------------------------------------
 # It shares only the data types (GodState, the mortal State) with santorini_az.gods: it works on (row, col) squares,
@@ -149,17 +150,6 @@ def assert_same_turns(state: GodState):
     return expected
 
 
-def random_game(gods, rng, plies):
-    "The positions of a random game between `gods`, up to `plies` turns (placements included)."
-    state, seen = god_start(gods), []
-    for _ in range(plies):
-        seen.append(state)
-        turns = god_legal_turns(state)
-        if not turns: break
-        state = god_apply(state, turns[rng.randrange(len(turns))])
-    return seen + [state]
-
-
 SETUP = play_turns(god_start(), "C3 D4 B2 D2").board
 MIDDLES = random_openings(2, np.random.default_rng(3), random_moves=14)
 PAIRS = [(a, b) for a in GODS for b in GODS]
@@ -168,7 +158,7 @@ PAIRS = [(a, b) for a in GODS for b in GODS]
 @pytest.mark.parametrize("gods", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
 def test_every_pair_agrees_with_the_brute_force_at_depth_1(gods):
     rng = random.Random(GODS.index(gods[0]) * 11 + GODS.index(gods[1]))
-    game = random_game(gods, rng, plies=18)
+    game = random_god_game(gods, rng, turns=18)
     for state in [god_start(gods), *game[4::4]]:  # the start, and positions of a random game (Athena's marks too)
         assert_same_turns(state)
 
@@ -203,7 +193,7 @@ def test_random_games_between_random_gods_agree_everywhere():
     rng = random.Random(2026)
     for _ in range(15):
         gods = (rng.choice(GODS), rng.choice(GODS))
-        for state in random_game(gods, rng, plies=60):
+        for state in random_god_game(gods, rng, turns=60):
             assert_same_turns(state)
             assert (god_winner(state) is not None) == (state.won or not god_legal_turns(state) and
                                                         len(state.board.workers[state.player]) == 2)
@@ -214,13 +204,6 @@ def test_random_games_between_random_gods_agree_everywhere():
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_mortal_perft_from_the_start_is_chapter_01s(depth):
     assert god_perft(god_start(), depth) == perft(initial_state(), depth)
-
-
-HAND_BUILT = [  # tests/test_perft.py's: a winning climb with its 8 builds, a walled-in corner, a game already won
-    "0000002300000000000000000/1/B4,A1/C5,E1",
-    "0400041000000000000000000/2/C3,D3/A5,E1",
-    "3000000000000000000000000/1/D4,E5/A5,E1",
-]
 
 
 @pytest.mark.parametrize("text", HAND_BUILT)
@@ -346,7 +329,7 @@ def test_every_turn_reads_back_from_its_text():
     rng = random.Random(7)
     for gods in [("artemis", "demeter"), ("prometheus", "hephaestus"), ("apollo", "minotaur"), ("atlas", "pan"),
                  ("athena", "hermes"), ("hermes", "mortal")]:
-        for state in random_game(gods, rng, plies=24)[4::4]:
+        for state in random_god_game(gods, rng, turns=24)[4::4]:
             assert parse_god_position(format_god_position(state)) == state
             turns = god_legal_turns(state)
             texts = [format_turn(state, t) for t in turns]

@@ -22,6 +22,7 @@ import numpy as np
 from santorini_az.engine import fast_perft
 from santorini_az.game import State, legal_actions, random_openings
 from santorini_az.notation import parse_position
+from tests.positions import HAND_BUILT
 
 
 def independent_perft(state: State, depth: int) -> int:
@@ -77,16 +78,6 @@ def late_positions(n, seed, min_domes=1):
             if sum(x == 4 for x in h) >= min_domes and 3 in h and any(h[c] == 2 for w in state.workers for c in w):
                 out.append(state)
     return out
-
-
-HAND_BUILT = [
-    # player 1 to move with a worker on level 2 beside a level-3 tower: winning moves, each with its 8 build squares
-    "0000002300000000000000000/1/B4,A1/C5,E1",
-    # domes ring player 2's worker in the corner, one step up is its only way out; the other worker moves freely
-    "0400041000000000000000000/2/C3,D3/A5,E1",
-    # player 2 just climbed onto level 3: the game is over
-    "3000000000000000000000000/1/D4,E5/A5,E1",
-]
 
 
 @pytest.mark.parametrize("text", HAND_BUILT)

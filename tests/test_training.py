@@ -1,10 +1,7 @@
 "Training: replay augmentation, loss masking, Elo, arena pairing, resume after a kill, the tiny preset via the CLI."
 import json
 import os
-import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +16,7 @@ from santorini_az.game import random_openings
 from hypothesis import given, settings
 from tests.strategies import played_positions
 from tests.quick import QUICK, quick_args
+from tests.conftest import CLI, refuse_a_second_writer_then_kill, train_resume
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
@@ -27,7 +25,6 @@ from santorini_az.rundir import RunDirectory, Record, read_records, append_recor
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
 ROOT = Path(__file__).resolve().parents[1]
-CLI = [sys.executable, "-c", "from santorini_az.cli import main; main()"]
 
 
 def random_positions(n, seed=0):
@@ -205,24 +202,10 @@ def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
     mid-run; --resume (not blocked by the dead lock) finishes every stage of the preset once and leaves the last
     checkpoint, the records, a report and TensorBoard events."""
     run_dir = tmp_path / "run"
-    args = CLI + ["train", "--preset", "tiny", "--quiet", "--run-dir", str(run_dir)]
-    proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    records = run_dir / "records.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline and proc.poll() is None:
-        if records.exists() and len(records.read_text().splitlines()) >= 5: break
-        time.sleep(0.05)
-    try:
-        second = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
-                                capture_output=True, text=True, timeout=120)
-        assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
-        assert "Traceback" not in second.stderr
-    finally:
-        proc.send_signal(signal.SIGKILL)
-    assert proc.wait() == -signal.SIGKILL  # it really died by the kill, not by finishing first ...
-    assert len(read_records(records)) < len(plan(preset("tiny")))  # ... and mid-run
-    done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    second = refuse_a_second_writer_then_kill(["--preset", "tiny", "--quiet"], run_dir, records=5, wait_s=120)
+    assert "Traceback" not in second.stderr
+    assert len(read_records(run_dir / "records.jsonl")) < len(plan(preset("tiny")))  # killed mid-run
+    done = train_resume(run_dir, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     run = RunDirectory(run_dir)
     assert [(r.iteration, r.stage) for r in run.records()] == plan(preset("tiny"))

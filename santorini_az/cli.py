@@ -23,6 +23,11 @@ __all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'mo
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="AlphaZero for Santorini: rules, search, self-play, training and play.")
 
+# Options several commands share, written once (typer reads them; it does not change them)
+_PLAYER_BACKEND = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")
+_ENGINE_WORKERS = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process).")
+_NO_PROGRESS_BAR = typer.Option(False, "--quiet", help="No progress bar.")
+
 def shorten(text: str, limit: int = 300) -> str:
     "`text` cut to `limit` characters (an error must not echo a 100 KB argument back)."
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
@@ -162,9 +167,9 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
-          workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
-          backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime)."),
-          quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
+          workers: int = _ENGINE_WORKERS,
+          backend: str = _PLAYER_BACKEND,
+          quiet: bool = _NO_PROGRESS_BAR):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
     from santorini_az.play import run_match, match_summary
     from santorini_az.progress import Progress
@@ -178,9 +183,9 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (unif
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
              seed: int = typer.Option(0, min=0, help="Random seed."),
-             workers: int = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process)."),
-             backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime)."),
-             quiet: bool = typer.Option(False, "--quiet", help="No progress bar.")):
+             workers: int = _ENGINE_WORKERS,
+             backend: str = _PLAYER_BACKEND,
+             quiet: bool = _NO_PROGRESS_BAR):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
@@ -193,7 +198,7 @@ def inspect(position: str = typer.Argument(..., help="A position in notation, or
             checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
-            backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")):
+            backend: str = _PLAYER_BACKEND):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table
@@ -207,7 +212,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position."),
-         backend: str = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")):
+         backend: str = _PLAYER_BACKEND):
     "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game
     state = read_position(position)

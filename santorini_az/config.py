@@ -40,6 +40,7 @@ class ArenaConfig:
     reference_openings: int = 10  # per reference opponent, each twice
     references: tuple[str, ...] = REFERENCE_PLAYERS
     every: int = 1  # evaluate against the references every this many iterations (and at the last)
+    time_share: float = 0.0  # > 0: a due evaluation waits while one more would take the references past this share of the run's time
 
 @dataclass
 class RunConfig:
@@ -81,14 +82,15 @@ def preset(name: str) -> RunConfig:
                          arena=ArenaConfig(openings=10, simulations=64, reference_openings=4, every=2))
     if name == "cpu":  # reference matches every other iteration (~15% more iterations)
         return RunConfig(selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
-                         train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0), arena=ArenaConfig(every=2))
+                         train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0),
+                         arena=ArenaConfig(every=2, time_share=0.05))
     if name == "long":  # hours, resumable across days: a larger network paid for by the games playout caps save
         return RunConfig(name="long", preset="long", iterations=0, hours=8.0, channels=64, blocks=6,
                          replay_capacity=100_000, replay_generations=12,
                          selfplay=SelfPlayConfig(games=256, simulations=128, dirichlet_alpha=0.15,
                                                  full_search_share=0.25, fast_simulations=32),
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
-                         arena=ArenaConfig(every=4))
+                         arena=ArenaConfig(every=4, time_share=0.05))
     if name == "gpu":  # ten minutes on one CUDA GPU and the cores beside it; sized on an H100 with 16 cores (chapter 10)
         # each worker's batch of leaves is a small, latency-bound GPU call, so self-play is capped by the calls (350k-390k
         # simulations/s for 64x6 on 8 workers), not the net's size; big iterations keep the arena's 40 games a small share
@@ -111,7 +113,6 @@ def preset(name: str) -> RunConfig:
     if name == "gods":  # chapter 11d: every god match-up, on a laptop's two cores; chapter 11c's compiled self-play
         return RunConfig(name="gods", preset="gods", game="gods", iterations=4, channels=32, blocks=3,
                          replay_capacity=50_000, replay_generations=8, holdout_games=16, holdout_simulations=16,
-                         backend="torch",  # the god network has no ONNX export in the loop yet
                          selfplay=SelfPlayConfig(games=256, games_in_flight=128, simulations=16, dirichlet_alpha=0.3),
                          train=TrainConfig(batch_size=128, steps_per_iteration=300, lr_schedule="constant", warmup_steps=10),
                          arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2,
@@ -138,7 +139,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "train.threat_loss_weight": (0, None),
     "arena.openings": (1, None), "arena.simulations": (1, 100_000), "arena.promote_threshold": (0, 1),
     "arena.gate_target": (0.51, 0.99), "arena.gate_rounds": (1, 100),
-    "arena.reference_openings": (1, None), "arena.every": (1, None)}
+    "arena.reference_openings": (1, None), "arena.every": (1, None),
+    "arena.time_share": (0, 1)}
 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
@@ -224,7 +226,8 @@ def god_references() -> tuple[str, ...]:
 def check_god_settings(config: RunConfig) -> None:
     "ValueError naming the first setting a gods run cannot honour (chapter 11c's engine plays PUCT searches, whole)."
     s, plain = config.selfplay, SelfPlayConfig()
-    if config.backend != "torch": raise ValueError(f"setting 'backend'={config.backend!r}: a gods run uses backend=torch")
+    if config.backend == "onnxruntime-int8":  # chapter 31 calibrates the int8 copy on mortal positions
+        raise ValueError("setting 'backend'='onnxruntime-int8': a gods run uses backend=onnxruntime or torch")
     for key in ("root_search", "full_search_share", "forced_playouts", "random_placements"):
         if getattr(s, key) != getattr(plain, key):
             raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "

@@ -21,6 +21,7 @@ from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_sta
 from .encoding import N_ACTIONS, N_PLANES, action_from_index
 from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES, SearchConfig, halving_schedule
 from .evaluator import Evaluator, EvaluatorFactory
+from .records import GameRecord
 
 # %% auto #0
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
@@ -31,10 +32,10 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'gumbel_settings', 'mixed_value', 'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy',
            'improved_value', 'start_gumbel', 'keep_best', 'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge',
            'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaf', 'expand_leaves', 'keep_subtree',
-           'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'GameRecord', 'make_record',
-           'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions', 'root_value', 'available_cores',
-           'play_share', 'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool', 'worker_pool',
-           'close_worker_pools', 'play_games']
+           'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'make_record', 'SelfPlay',
+           'LinearEvaluator', 'search_batch', 'search_positions', 'root_value', 'available_cores', 'play_share',
+           'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
+           'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -670,9 +671,11 @@ def add_root_noise(tree, slots, g, fraction) -> None:
 
 @njit(cache=True, inline="always")  # inlined: called once per leaf, a separate call cost 12% of the tree's speed
 def expand_leaf(tree, slots, g, logits, value, noise_fraction) -> bool:
-    """Expand slot `g`'s waiting leaf with the network's `logits` and `value`: the root's own evaluation gets the noise
-    (if `noise_fraction` > 0), any other leaf is backed up as one more simulation (True). Chapter 11c's god slots too."""
+    """Expand slot `g`'s waiting leaf with the network's `logits` and `value`, which then waits no more: the root's own
+    evaluation gets the noise (if `noise_fraction` > 0), any other leaf is backed up as one more simulation (True).
+    Chapter 11c's god slots too."""
     leaf = slots.leaf[g]
+    slots.leaf[g] = NO_LEAF
     expand_node(tree, g, leaf, logits, np.float64(value))
     if slots.path_length[g] == 0:  # the root's own evaluation
         if noise_fraction > 0: add_root_noise(tree, slots, g, noise_fraction)
@@ -851,43 +854,6 @@ def encode_positions(heights, workers, players, planes, legal) -> None:
         encode_position(heights[t], workers[t], players[t], planes[t])
         legal[t] = False
         for k in range(legal_actions_into(heights[t], workers[t], players[t], actions)): legal[t, actions[k]] = True
-
-@dataclass
-class GameRecord:
-    "One self-play game; T = number of actions (in a god game, chapter 11c: a GodState start, 36 planes, 126 sub-actions)."
-    start: State  # the position the game started from
-    planes: np.ndarray  # [T, 5, 5, 9] float32: network input before each action
-    policy: np.ndarray  # [T, 153] float32: root visit distribution (the policy target, before temperature)
-    legal: np.ndarray  # [T, 153] bool: legal actions
-    player: np.ndarray  # [T] int8: player to move
-    root_value: np.ndarray  # [T] float32: root search value for the player to move
-    full_search: np.ndarray  # [T] bool: the action came from a full search (its policy is a training target)
-    action: np.ndarray  # [T] int16: action played
-    winner: int  # 0 or 1 (-1: a game stopped by its length, a draw: the god engine of chapter 11c has them)
-    evaluators: tuple[int, int] = (0, 0)  # index of the evaluator that searched for player 0 and for player 1
-    game_id: int = 0  # position of the game in the request (play_games returns records in this order)
-
-    def __len__(self): return len(self.action)
-
-    @property
-    def result(self) -> np.ndarray:
-        "[T] float32: +1 where the player to move went on to win, -1 where it lost (0 throughout a draw)."
-        if self.winner < 0: return np.zeros(len(self.player), np.float32)
-        return np.where(self.player == self.winner, 1.0, -1.0).astype(np.float32)
-
-    def value_target(self, mix: float = 0.0) -> np.ndarray:
-        "[T] float32: the result blended with the root search value (`mix` = 0: the pure result)."
-        return ((1 - mix) * self.result + mix * self.root_value).astype(np.float32)
-
-    def samples(self) -> list[tuple]:
-        "Per position: (planes, policy, legal mask, player to move, root value)."
-        return list(zip(self.planes, self.policy, self.legal, self.player.tolist(), self.root_value.tolist()))
-
-    def states(self) -> list[State]:
-        "Every position of the game, the start and the final one included (T + 1 states)."
-        states = [self.start]
-        for a in self.action.tolist(): states.append(apply(states[-1], action_from_index(states[-1], a)))
-        return states
 
 def make_record(games: Games, g: int, start: State, game_id: int, winner: int) -> GameRecord:
     "The `GameRecord` of the game finished in slot `g`."

@@ -21,9 +21,10 @@ from .encoding import (N_ACTIONS, action_from_index, encode_batch, legal_action_
 from .game import Action, State, apply, initial_state, legal_actions, winner
 from .mcts import Search, SearchConfig, run_batched, uniform_evaluator
 from .network import NetConfig, SantoriniNet
+from .records import GameRecord
 
 # %% auto #0
-__all__ = ['BatchEvaluator', 'Player', 'LoopConfig', 'planes_for', 'network_evaluator', 'uniform_batch_evaluator', 'GameRecord',
+__all__ = ['BatchEvaluator', 'Player', 'LoopConfig', 'planes_for', 'network_evaluator', 'uniform_batch_evaluator', 'record_game',
            'self_play', 'TrainingExamples', 'game_examples', 'concatenate', 'losses', 'random_batch', 'train',
            'LoopResult', 'seed_everything', 'new_network', 'run_loop', 'random_player', 'policy_player',
            'search_player', 'play_match']
@@ -67,20 +68,19 @@ def uniform_batch_evaluator(states: list[State]):
     answers = [uniform_evaluator(s) for s in states]
     return [a[0] for a in answers], [a[1] for a in answers]
 
-# %% ../nbs/05_first_loop.ipynb #df620073
-@dataclass
-class GameRecord:
-    "A finished self-play game: the `states` where a move was chosen, the search's `policies` there, the `winner`."
-    states: list[State]
-    policies: list[list[float]]  # 153 visit fractions per state
-    winner: int
-
 # %% ../nbs/05_first_loop.ipynb #228ea421
+def record_game(states: list[State], policies: list[list[float]], actions: list[int], root_values: list[float],
+                winner: int) -> GameRecord:
+    "The record of a finished game from the positions where a move was chosen and what the search said and did there."
+    return GameRecord(states[0], encode_batch(states), np.array(policies, np.float32),
+                      np.array([legal_mask(s) for s in states], bool), np.array([s.player for s in states], np.int8),
+                      np.array(root_values, np.float32), np.ones(len(states), bool), np.array(actions, np.int16), winner)
+
 def self_play(model: SantoriniNet, config: LoopConfig, rng: random.Random) -> list[GameRecord]:
     "Play `config.games` games of `model` against itself, side by side, with `config.simulations` per move."
     evaluate = network_evaluator(model)
     searches = [Search(initial_state(), SearchConfig(simulations=config.simulations), rng) for _ in range(config.games)]
-    states, policies = [[] for _ in searches], [[] for _ in searches]
+    states, policies, actions, values = ([[] for _ in searches] for _ in range(4))
     records, running, ply = [None] * config.games, list(range(config.games)), 0
     while running:
         run_batched([searches[g] for g in running], evaluate)  # one network call per simulation step, for every game
@@ -88,8 +88,11 @@ def self_play(model: SantoriniNet, config: LoopConfig, rng: random.Random) -> li
             search = searches[g]
             states[g].append(search.root.state)
             policies[g].append(search.policy())
-            search.advance(search.choose_action(1.0 if ply < config.explore_plies else 0.0, rng))
-            if search.root.is_terminal: records[g] = GameRecord(states[g], policies[g], winner(search.root.state))
+            values[g].append(search.root_value())
+            actions[g].append(search.choose_action(1.0 if ply < config.explore_plies else 0.0, rng))
+            search.advance(actions[g][-1])
+            if search.root.is_terminal:
+                records[g] = record_game(states[g], policies[g], actions[g], values[g], winner(search.root.state))
         running = [g for g in running if records[g] is None]
         ply += 1
     return records
@@ -106,10 +109,8 @@ class TrainingExamples:
     def __len__(self): return len(self.value)
 
 def game_examples(game: GameRecord) -> TrainingExamples:
-    "One example per position of `game`; the value target is the result for the player to move there."
-    return TrainingExamples(encode_batch(game.states), np.array(game.policies, np.float32),
-                            np.array([legal_mask(s) for s in game.states], bool),
-                            np.array([1.0 if s.player == game.winner else -1.0 for s in game.states], np.float32))
+    "One example per position of `game`; the value target is the result for the player to move there (`result`)."
+    return TrainingExamples(game.planes, game.policy, game.legal, game.result)
 
 def concatenate(parts: Sequence[TrainingExamples]) -> TrainingExamples:
     "All examples of `parts` in one set."

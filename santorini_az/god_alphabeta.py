@@ -17,8 +17,8 @@ from numba import njit
 
 from .alphabeta import (ABORTED, DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND,
                                     N_TERMS, NODE_LIMIT, NODES, ROOT_MOVE, ROOT_UPDATED, T_THREAT, TT_CUTOFFS, UPPER,
-                                    USE_TT, SearchState, TableConfig, TableSearch, bound_of, chebyshev, child_scored, empty_search_state,
-                                    evaluation_terms, note_best, pick_next, score_text, zobrist_hash)
+                                    USE_TT, SearchState, TableConfig, TableSearch, bound_of, chebyshev, child_scored, empty_search_state, enter_node,
+                                    evaluation_terms, note_best, pick_next, score_text, tt_entries, zobrist_hash)
 from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
@@ -370,6 +370,8 @@ ROW_MASK = (1 << 14) - 1  # order[ply, i] = ordering score << 14 | the turn's ro
 class GodTables(NamedTuple):
     """Everything the compiled god search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
 
+    search     SearchState              chapter 11's: killers and PV of turn ids, the history per (first step, last
+                                        step) of a turn, counters, stop flag, weights
     turns      [L, MAX_TURNS, 3] int8   per ply: the generated turns
     wins       [L, MAX_TURNS] int8      per ply: does the turn win
     order      [L, MAX_TURNS] int64     per ply: ordering score << 14 | turn row
@@ -381,9 +383,8 @@ class GodTables(NamedTuple):
     tt_score   [S] int64                the score (mate scores relative to the entry's position)
     tt_depth   [S] int64                the depth it was searched to
     tt_bound   [S] int64                EXACT, LOWER or UPPER
-    search     SearchState              chapter 11's: killers and PV of turn ids, the history per (first step, last
-                                        step) of a turn, counters, stop flag, weights
     """
+    search: SearchState
     turns: np.ndarray
     wins: np.ndarray
     order: np.ndarray
@@ -395,12 +396,10 @@ class GodTables(NamedTuple):
     tt_score: np.ndarray
     tt_depth: np.ndarray
     tt_bound: np.ndarray
-    search: SearchState
 
 def make_god_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> GodTables:
     "Empty search tables with a transposition table of at most `hash_mb` megabytes (40 bytes per entry)."
-    entries = 1 << max(10, int(np.log2(hash_mb * 2**20 / 40)))
-    per_entry = lambda dtype: np.zeros(entries, dtype)
+    per_entry = lambda dtype: np.zeros(tt_entries(hash_mb, 40), dtype)
     return GodTables(turns=np.zeros((MAX_PLY, MAX_TURNS, TURN_STEPS), np.int8), wins=np.zeros((MAX_PLY, MAX_TURNS), np.int8),
                      order=np.zeros((MAX_PLY, MAX_TURNS), np.int64), heights=np.zeros((MAX_PLY + 1, CELLS), np.int8),
                      workers=np.zeros((MAX_PLY + 1, 4), np.int8), gods=np.zeros(2, np.int64),
@@ -453,9 +452,7 @@ def order_turns(t, ply, n, player, tt_move) -> None:
 def god_negamax(t, ply, player, athena_moved_up, depth, alpha, beta) -> int:
     "The α-β score of the position at `t.heights[ply]`, `t.workers[ply]` for `player`, searched `depth` turns; fail-soft."
     stats = t.search.stats
-    stats[NODES] += 1
-    t.search.pv_length[ply] = ply
-    if (stats[NODES] & 255) == 0 and (t.search.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
+    enter_node(stats, t.search.pv_length, t.search.stop, ply, 255)  # chapter 11's
     if stats[ABORTED]: return 0
     heights, workers, turns, wins = t.heights[ply], t.workers[ply], t.turns[ply], t.wins[ply]
     n = generate_turns(heights, workers, player, t.gods, athena_moved_up, turns, wins)

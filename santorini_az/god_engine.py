@@ -290,10 +290,7 @@ def select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes,
 @njit(cache=True)
 def expand_god_leaves(t, s, rows, count, logits, values, noise_fraction) -> None:
     "Expand the waiting leaf of each game `rows[i]` with `logits[i]`, `values[i]`; back it up (the root: add noise)."
-    for i in range(count):
-        g = rows[i]
-        expand_leaf(t.tree, s.slots, g, logits[i], values[i], noise_fraction)  # chapter 06's
-        s.slots.leaf[g] = NO_LEAF
+    for i in range(count): expand_leaf(t.tree, s.slots, rows[i], logits[i], values[i], noise_fraction)  # chapter 06's
 
 # %% ../nbs/11c_god_engine.ipynb #f8ff7c22
 @njit(cache=True)
@@ -443,8 +440,9 @@ class RootVisits(NamedTuple):
     value: float
 
 def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulations: int, c_puct: float = 1.25,
-                     fpu_value: float = 0.0) -> list[RootVisits]:
-    "Search each of `nodes` (not finished) with `simulations`, every round's leaves in one `evaluate` call."
+                     fpu_value: float = 0.0, deadline: float = math.inf) -> list[RootVisits]:
+    """Search each of `nodes` (not finished) with `simulations`, every round's leaves in one `evaluate` call; a search
+    on the clock stops after the round that ends past `deadline` (a `time.perf_counter()` time)."""
     t, s = empty_god_tree(len(nodes), simulations + 2), empty_god_slots(len(nodes), simulations + 2, 1)
     turns, wins = turn_buffers()
     for g, node in enumerate(nodes):
@@ -457,6 +455,7 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
     while count := select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows):
         logits, values = evaluate(planes[:count])
         expand_god_leaves(t, s, rows, count, np.asarray(logits, np.float32), np.asarray(values, np.float32), 0.0)
+        if time.perf_counter() > deadline: break
     first, count = t.tree.edge_start[:, ROOT], t.tree.edge_count[:, ROOT]
     return [RootVisits(root_edges(t, g), t.tree.edge_visits[g, first[g]:first[g] + count[g]].tolist(), root_value(t, g))
             for g in range(len(nodes))]

@@ -8,6 +8,7 @@ Docs: https://santorini-az.github.io/santorini_az/god_loop.html.md"""
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -24,13 +25,16 @@ from .god_engine import (BatchEvaluator, GodEngineConfig, network_batch_evaluato
 from .god_search import has_won_mid_turn, random_god_opening, turn_played
 from .god_training import GodNet, load_god_checkpoint, save_god_checkpoint
 from .gods import GODS, GodState, Turn, god_apply, god_winner
+from .config import RunConfig
+from .loop import Game
 from .network import NetConfig
 from .selfplay import SelfPlayConfig
 
 # %% auto #0
-__all__ = ['MAX_DECISIONS', 'GOD_RULES', 'GOD_REFERENCE_PLAYERS', 'GodNetworkFactory', 'GodUniformFactory', 'god_openings',
-           'engine_settings', 'play_god_share', 'play_god_games', 'god_selfplay_games', 'GodSearchPlayer',
-           'GodAlphaBetaReference', 'god_reference_player', 'play_god_match', 'Gods']
+__all__ = ['MAX_DECISIONS', 'GOD_RULES', 'GOD_REFERENCE_PLAYERS', 'GOD_GAME', 'GodNetworkFactory', 'GodUniformFactory',
+           'god_openings', 'engine_settings', 'play_god_share', 'play_god_games', 'god_selfplay_games',
+           'GodSearchPlayer', 'GodAlphaBetaReference', 'god_reference_player', 'play_god_match', 'god_factory',
+           'no_checks', 'power_ranking']
 
 # %% ../nbs/11d_god_loop.ipynb #290ecd8f
 @dataclass(frozen=True)
@@ -100,9 +104,10 @@ def god_selfplay_games(factory, settings: SelfPlayConfig, seed: int = 0, workers
 GOD_RULES = Rules(god_apply, god_winner)  # chapter 01b's rules, for chapter 09's matches
 
 class GodSearchPlayer:
-    "Plays each decision of its turns by chapter 11c's search (no noise) with `factory`'s evaluator: the most visited."
-    def __init__(self, name: str, factory, simulations: int = 64):
-        self.name, self.factory, self.simulations = name, factory, simulations
+    """Plays each decision of its turns by chapter 11c's search (no noise) with `factory`'s evaluator: the most visited.
+    With `movetime` (seconds a turn) it searches each game alone on the clock, `simulations` at most a decision."""
+    def __init__(self, name: str, factory, simulations: int = 64, movetime: float | None = None):
+        self.name, self.factory, self.simulations, self.movetime = name, factory, simulations, movetime
         self._evaluate: BatchEvaluator | None = None
 
     def __getstate__(self) -> dict:
@@ -111,6 +116,7 @@ class GodSearchPlayer:
 
     def choose(self, states: list[GodState], rng=None) -> list[Turn]:
         if self._evaluate is None: self._evaluate = self.factory()
+        if self.movetime: return [self.timed_turn(state) for state in states]
         nodes, turns = [GodNode(s) for s in states], [None] * len(states)
         while waiting := [i for i, turn in enumerate(turns) if turn is None]:
             searched = [i for i in waiting if not has_won_mid_turn(nodes[i])]
@@ -122,15 +128,32 @@ class GodSearchPlayer:
                 if turns[i] is None: nodes[i] = play_sub_action(nodes[i], index)
         return turns
 
+    def timed_turn(self, state: GodState) -> Turn:
+        "One turn in `movetime` seconds: a decision that may not end the turn takes half the time left, the last all of it."
+        node, deadline = GodNode(state), time.perf_counter() + self.movetime
+        while True:
+            actions = legal_sub_actions(node)
+            if has_won_mid_turn(node) or len(actions) == 1: index = actions[0]  # nothing to think about
+            else:
+                now, last = time.perf_counter(), all(turn_played(node, a) is not None for a in actions)
+                until = deadline if last else now + (deadline - now) / 2
+                root, = search_god_nodes([node], self._evaluate, self.simulations, deadline=until)
+                index = root.actions[int(np.argmax(root.visits))]
+            if (turn := turn_played(node, index)) is not None: return turn
+            node = play_sub_action(node, index)
+
 class GodAlphaBetaReference:
-    "Chapter 11b's α-β at a fixed depth as a match player; its tables are built in the process that plays."
-    def __init__(self, depth: int):
-        self.name, self.depth, self._player = f"god-alphabeta{depth}", depth, None
+    """Chapter 11b's α-β at a fixed depth as a match player, or deepening for `movetime` seconds a turn; its tables
+    are built in the process that plays."""
+    def __init__(self, depth: int, movetime: float | None = None):
+        self.name = f"god-alphabeta-{1000 * movetime:g}ms" if movetime else f"god-alphabeta{depth}"
+        self.depth, self.movetime, self._player = depth, movetime, None
 
     def __getstate__(self) -> dict: return {**self.__dict__, "_player": None}
 
     def choose(self, states: list[GodState], rng=None) -> list[Turn]:
         if self._player is None: self._player = GodAlphaBetaPlayer(self.depth)
+        if self.movetime: return [self._player.engine.search(state, movetime=self.movetime).turn for state in states]
         return [self._player(state) for state in states]
 
 # %% ../nbs/11d_god_loop.ipynb #45386fed
@@ -150,21 +173,35 @@ def play_god_match(first, second, openings: list[GodState], rng: np.random.Gener
     return match_result(first, second, outcomes)
 
 # %% ../nbs/11d_god_loop.ipynb #b211599a
-class Gods:
-    "What chapter 10a's stages ask of the game, answered for the gods: one network for every match-up (chapter 10b)."
-    name, anchor, references = "gods", "uniform", GOD_REFERENCE_PLAYERS
+def god_factory(checkpoint: Path, config: RunConfig):
+    "The recipe of the god network in `checkpoint`, one thread in each process that searches: onnxruntime or torch."
+    if config.backend == "onnxruntime":  # chapter 31: exported once, beside the checkpoint; 36 planes in, 126 out
+        from santorini_az.export import onnx_factory
+        return onnx_factory(checkpoint)
+    return GodNetworkFactory(str(checkpoint), threads=1, device=config.device)
 
-    def network(self, config: NetConfig) -> GodNet: return GodNet(config)
-    def save(self, path: Path, model: GodNet, **extra) -> None: save_god_checkpoint(path, model, **extra)
-    def load(self, path: Path) -> GodNet: return load_god_checkpoint(path)[0]
-    def factory(self, checkpoint: Path, config) -> GodNetworkFactory:  # config: the run's RunConfig
-        return GodNetworkFactory(str(checkpoint), threads=1, device=config.device)
-    def uniform(self) -> GodUniformFactory: return GodUniformFactory()
-    def selfplay(self, factory, settings: SelfPlayConfig, seed: int, workers, progress=None) -> list[GameRecord]:
-        return god_selfplay_games(factory, settings, seed, workers, progress)
-    def openings(self, count: int, rng: np.random.Generator) -> list[GodState]: return god_openings(count, rng)
-    def reference(self, name: str, simulations: int): return god_reference_player(name, simulations)
-    def player(self, name: str, factory, simulations: int) -> GodSearchPlayer: return GodSearchPlayer(name, factory, simulations)
-    def play_match(self, first, second, openings, rng, progress=None, workers=1) -> MatchResult:
-        return play_god_match(first, second, openings, rng, progress, workers)
-    def checks(self, model: GodNet) -> dict: return {}  # chapter 9a's puzzles are mortal positions
+def no_checks(model: GodNet) -> dict: return {}  # chapter 9a's puzzles are mortal positions
+
+GOD_GAME = Game("gods", anchor="uniform", references=GOD_REFERENCE_PLAYERS, network=GodNet, save=save_god_checkpoint,
+                load=lambda path: load_god_checkpoint(path)[0], factory=god_factory, uniform=GodUniformFactory,
+                selfplay=god_selfplay_games, openings=god_openings, reference=god_reference_player,
+                player=GodSearchPlayer, play_match=play_god_match, checks=no_checks)  # one network for every match-up (chapter 10b)
+
+# %% ../nbs/11d_god_loop.ipynb #ebd1ed53
+def power_ranking(factory, simulations: int = 64, openings: int = 40, seed: int = 0, workers: int | GamePool = 1,
+                  progress: Callable[[int], None] | None = None) -> dict[str, tuple[float, int]]:
+    "Each god's (points, games) against a mortal, `factory`'s network searching for both (a draw by length: half a point)."
+    starts, owners = [], []
+    for god in GODS[1:]:
+        rng = random.Random(f"power ranking {seed} {god}")
+        for _ in range(openings):
+            opening = random_god_opening((god, "mortal"), rng)
+            starts += [(opening, (0, 0)), (GodState(opening.board, ("mortal", god)), (0, 0))]
+            owners += [(god, 0), (god, 1)]  # the god's player: first, then second
+    config = GodEngineConfig(simulations, max_decisions=MAX_DECISIONS, games_in_flight=128)
+    records = play_god_games([factory], starts, config, seed, workers, progress)
+    tally = {god: (0.0, 0) for god in GODS[1:]}
+    for record, (god, player) in zip(records, owners):
+        points = 0.5 if record.winner < 0 else float(record.winner == player)
+        tally[god] = (tally[god][0] + points, tally[god][1] + 1)
+    return tally

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,51 +29,62 @@ from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import (REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match, wilson_interval,
                                 fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
-                                 read_run_file, remove_stale_temporaries, TimeBudget)
+                                 read_run_file, remove_stale_temporaries, TimeBudget, within_share)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
 from .progress import Progress, summary_line
 
 # %% auto #0
-__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'STAGE_FUNCTIONS', 'Mortal', 'game_variant', 'load_network', 'Loop',
-           'stage_init', 'stage_holdout', 'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena',
-           'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'measured_before',
-           'check_run_files', 'run_training']
+__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
+           'game_variant', 'load_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references', 'stage_selfplay',
+           'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config',
+           'iteration_seconds', 'measured_before', 'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
 STAGE_IDS = {"init": 0, "holdout": 1, "references": 2, "selfplay": 3, "train": 4, "arena": 5, "evaluate": 6}
 UNMEASURED_PLAN = 1_000_000  # iterations assumed before a time budget has measured one: the schedule stays at its start
 
-class Mortal:
-    "What the stages ask of the game they play, answered for mortal Santorini (chapter 11d answers for the gods)."
-    name, anchor, references = "mortal", "random", REFERENCE_PLAYERS
+@dataclass(frozen=True)
+class Game:
+    """What the stages ask of the game they play, each answer a function: `MORTAL_GAME` answers for mortal Santorini,
+    chapter 11d's `GOD_GAME` for the gods, so a stage calls `loop.game.selfplay(...)` and never asks which game it plays."""
+    name: str
+    anchor: str  # the opponent whose Elo is 0 in the run's ratings
+    references: tuple[str, ...]  # the fixed opponents of the reference matches
+    network: Callable  # (NetConfig) -> a fresh network
+    save: Callable  # (path, model, **extra): write a checkpoint
+    load: Callable  # (path) -> the checkpoint's network
+    factory: Callable  # (checkpoint, RunConfig) -> the network's recipe, built in whichever process searches with it
+    uniform: Callable  # () -> the recipe of the search that knows only how games end
+    selfplay: Callable  # (factory, SelfPlayConfig, seed, workers, progress) -> the GameRecords
+    openings: Callable  # (count, rng) -> a match's starting positions
+    reference: Callable  # (name, simulations) -> a fixed opponent
+    player: Callable  # (name, factory, simulations) -> a player searching with the recipe's network
+    play_match: Callable  # (first, second, openings, rng, progress, workers) -> a MatchResult
+    checks: Callable  # (model) -> {name: number}: what every trained network is checked on
 
-    def network(self, config: NetConfig) -> SantoriniNet: return SantoriniNet(config)
-    def save(self, path: Path, model: SantoriniNet, **extra) -> None: save_checkpoint(path, model, **extra)
-    def load(self, path: Path) -> SantoriniNet: return load_checkpoint(path)[0]
-    def factory(self, checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
-        "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
-        if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
-            from santorini_az.export import onnx_factory
-            return onnx_factory(checkpoint, int8=config.backend == "onnxruntime-int8")
-        return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device)
-    def uniform(self) -> EvaluatorFactory: return UniformFactory()
-    def selfplay(self, factory, settings, seed, workers, progress=None):
-        return play_selfplay(factory, settings, seed, workers, progress)
-    def openings(self, count: int, rng: np.random.Generator) -> list: return random_openings(count, rng)
-    def reference(self, name: str, simulations: int): return reference_player(name, simulations)
-    def player(self, name: str, factory, simulations: int) -> SearchPlayer: return SearchPlayer(name, factory, simulations)
-    def play_match(self, first, second, openings, rng, progress=None, workers=1) -> MatchResult:
-        return play_match(first, second, openings, rng, progress, workers)
-    def checks(self, model: SantoriniNet) -> dict:
-        return {f"puzzles_{kind}": accuracy for kind, accuracy in puzzle_accuracy(model, PUZZLES).items()}
+def mortal_factory(checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
+    "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
+    if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
+        from santorini_az.export import onnx_factory
+        return onnx_factory(checkpoint, int8=config.backend == "onnxruntime-int8")
+    return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device)
 
-def game_variant(name: str):
-    "The answers of the game `name`: 'mortal' (`Mortal`) or 'gods' (chapter 11d's `Gods`)."
+def puzzle_checks(model: SantoriniNet) -> dict:
+    "Chapter 9a's puzzles: the share of each kind that the network's policy solves."
+    return {f"puzzles_{kind}": accuracy for kind, accuracy in puzzle_accuracy(model, PUZZLES).items()}
+
+MORTAL_GAME = Game("mortal", anchor="random", references=REFERENCE_PLAYERS, network=SantoriniNet, save=save_checkpoint,
+                   load=lambda path: load_checkpoint(path)[0], factory=mortal_factory, uniform=UniformFactory,
+                   selfplay=play_selfplay, openings=random_openings, reference=reference_player, player=SearchPlayer,
+                   play_match=play_match, checks=puzzle_checks)
+
+def game_variant(name: str) -> Game:
+    "The answers of the game `name`: 'mortal' (`MORTAL_GAME`) or 'gods' (chapter 11d's `GOD_GAME`)."
     if name == "gods":
-        from santorini_az.god_loop import Gods  # chapter 11d builds on this chapter
-        return Gods()
-    return Mortal()
+        from santorini_az.god_loop import GOD_GAME  # chapter 11d builds on this chapter
+        return GOD_GAME
+    return MORTAL_GAME
 
 def load_network(game, path: Path) -> SantoriniNet:
     "A checkpoint's network, or a RunError saying what is wrong with the file."
@@ -239,7 +250,8 @@ def all_results(records: list[Record]) -> list[MatchResult]:
 
 def stage_evaluate(loop: Loop, iteration: int) -> dict:
     run, c, rng = loop.run, loop.config.arena, loop.rng(iteration, "evaluate")
-    if iteration % c.every and iteration != loop.last_iteration(): return {"skipped": True}
+    due = not iteration % c.every and (not c.time_share or within_share(run.records(), "evaluate", c.time_share))
+    if not due and iteration != loop.last_iteration(): return {"skipped": True}
     me = loop.network_player(iteration, c.simulations)
     results, scores = [], {}
     for name in c.references:

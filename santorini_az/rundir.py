@@ -21,7 +21,7 @@ from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
-           'remove_stale_temporaries', 'plan_iterations', 'load_plan', 'TimeBudget']
+           'remove_stale_temporaries', 'plan_iterations', 'load_plan', 'TimeBudget', 'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -144,7 +144,7 @@ def plan_iterations(iteration: int, left: float, measured: list[float]) -> dict:
                 "why": "nothing measured yet: this iteration's time sets the plan"}
     recent = measured[-4:]
     each = sum(recent) / len(recent)
-    more = max(1, round(left / each))  # this one included
+    more = max(1, int(left // each))  # this one included; rounded down: no iteration is planned past the budget
     return {"iteration": iteration, "iterations": iteration - 1 + more, "last": more == 1,
             "seconds_left": round(left, 1), "seconds_per_iteration": round(each, 2),
             "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last "
@@ -197,3 +197,11 @@ class TimeBudget:
     def save(self) -> None:
         self.run.write_json(self.run.plan_path, {"budget_seconds": self.seconds, "spent_seconds": round(self.spent(), 1),
                                                  "plans": [self.plans[i] for i in sorted(self.plans)]})
+
+# %% ../nbs/23_rundir.ipynb #ea93a1e0
+def within_share(records: list[Record], stage: str, share: float) -> bool:
+    "Would one more `stage`, as long as its last, keep all of its wall time within `share` of the run's? (True before the first.)"
+    played = [r.seconds for r in records if r.stage == stage and not r.values.get("skipped")]
+    if not played: return True
+    spent, total = sum(r.seconds for r in records if r.stage == stage), sum(r.seconds for r in records)
+    return spent + played[-1] <= share * (total + played[-1])

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from santorini_az.encoding import N_ACTIONS, action_from_index, legal_action_indices
-from santorini_az.first_loop import (GameRecord, LoopConfig, game_examples, losses, network_evaluator, new_network,
+from santorini_az.first_loop import (LoopConfig, game_examples, losses, network_evaluator, new_network, record_game,
                                      run_loop, self_play, train, concatenate)
 from santorini_az.mcts import SearchConfig, run_search, uniform_evaluator
 from santorini_az.game import Placement, initial_state, winner
@@ -34,10 +34,18 @@ def _hand_built_game():
     return states, winner(state)
 
 
+def _record(states, won):
+    "The game as chapter 5 records it, with a uniform policy over the legal moves and the first legal move played."
+    actions = [legal_action_indices(s)[0] for s in states]
+    return record_game(states, [_uniform_policy(s) for s in states], actions, [0.0] * len(states), won)
+
+
 def test_value_targets_follow_the_player_to_move_through_setup():
     states, won = _hand_built_game()
     assert [s.player for s in states[:5]] == [0, 0, 1, 1, 0]  # the setup phase: no strict alternation
-    examples = game_examples(GameRecord(states, [_uniform_policy(s) for s in states], won))
+    record = _record(states, won)
+    assert record.states()[:-1] == states and record.states()[-1].winner() == won  # the moves replay the game
+    examples = game_examples(record)
     expected = [1.0 if s.player == won else -1.0 for s in states]
     assert examples.value.tolist() == expected
     assert examples.value[0] == examples.value[1]  # the same player placed both workers
@@ -54,13 +62,14 @@ def test_policy_targets_sum_to_one_over_legal_moves_only():
     assert (examples.policy[~examples.legal] == 0).all()
     for game in games:
         assert game.winner in (0, 1)
-        assert isinstance(action_from_index(game.states[0], 0), Placement)
+        assert isinstance(action_from_index(game.start, 0), Placement)
+        assert game.states()[-1].winner() == game.winner and game.full_search.all()
 
 
 def test_loss_matches_the_trainer_and_training_lowers_it():
     torch.manual_seed(0)
     states, won = _hand_built_game()
-    examples = game_examples(GameRecord(states, [_uniform_policy(s) for s in states], won))
+    examples = game_examples(_record(states, won))
     model = SantoriniNet(NetConfig(8, 1))
     p, v = losses(model, examples)
     logits, values = model(torch.from_numpy(examples.planes))
@@ -99,7 +108,7 @@ _LOOP_NUMBERS = """
 import json
 from santorini_az.first_loop import LoopConfig, run_loop
 r = run_loop(LoopConfig(iterations=2, games=4, simulations=8, train_steps=30))
-print(json.dumps({"lengths": [[len(g.states) for g in it] for it in r.games],
+print(json.dumps({"lengths": [[len(g) for g in it] for it in r.games],
                   "losses": [[round(x, 9) for step in it for x in step] for it in r.losses]}))
 """
 

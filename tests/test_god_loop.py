@@ -8,11 +8,13 @@ import pytest
 
 from santorini_az.config import apply_overrides, preset
 from santorini_az.engine import close_worker_pools, worker_pool
-from santorini_az.god_loop import (GOD_RULES, GodSearchPlayer, GodUniformFactory, god_openings, god_reference_player,
+from santorini_az.god_encoding import GodNode
+from santorini_az.god_engine import search_god_nodes, uniform_batch_evaluator
+from santorini_az.god_loop import (GOD_RULES, GodAlphaBetaReference, GodSearchPlayer, GodUniformFactory, god_openings, god_reference_player,
                                    god_selfplay_games, play_god_match)
 from santorini_az.arena import outcomes_by_turns
 from santorini_az.god_encoding import random_god_positions
-from santorini_az.god_search import god_search_player
+from santorini_az.god_search import god_search_player, random_god_opening
 from santorini_az.god_training import load_god_checkpoint
 from santorini_az.gods import GODS, god_legal_turns
 from santorini_az.loop import plan
@@ -34,6 +36,18 @@ def test_the_search_player_plays_03bs_turns():
     compiled = GodSearchPlayer("uniform", GodUniformFactory(), 24).choose(states)
     readable = god_search_player(24)
     assert len(states) >= 6 and compiled == [readable(s, rng) for s in states]
+
+
+def test_on_the_clock_both_players_play_legal_turns_and_the_search_stops_at_its_deadline():
+    "Equal time (tools/measure_gods.py --movetime): the network's search ends after the round that passes its deadline."
+    state = random_god_opening(("hermes", "prometheus"), random.Random(3))
+    node = GodNode(state)
+    assert sum(search_god_nodes([node], uniform_batch_evaluator, 300)[0].visits) == 300
+    assert sum(search_god_nodes([node], uniform_batch_evaluator, 300, deadline=0.0)[0].visits) == 0  # one round: the root
+    network, alphabeta = GodSearchPlayer("uniform", GodUniformFactory(), 500, movetime=0.05), GodAlphaBetaReference(3, 0.05)
+    assert alphabeta.name == "god-alphabeta-50ms"
+    legal = god_legal_turns(state)
+    assert network.choose([state])[0] in legal and alphabeta.choose([state])[0] in legal
 
 
 def test_a_match_split_over_the_pool_is_the_same_match():
@@ -63,7 +77,7 @@ def test_unknown_god_reference_is_named():
 
 @pytest.mark.parametrize("args, message", [
     (["--set", "selfplay.root_search=gumbel"], "'selfplay.root_search'='gumbel': a gods run's engine has no such knob"),
-    (["--set", "backend=onnxruntime"], "a gods run uses backend=torch"),
+    (["--set", "backend=onnxruntime-int8"], "a gods run uses backend=onnxruntime or torch"),
     (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
     (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
 def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):

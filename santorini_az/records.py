@@ -27,7 +27,7 @@ class GameRecord:
     legal: np.ndarray  # [T, 153] bool: the legal actions
     player: np.ndarray  # [T] int8: the player to move
     root_value: np.ndarray  # [T] float32: the search's value at the root, for the player to move
-    full_search: np.ndarray  # [T] bool: the move came from a full search (chapter 8's playout cap: only those are policy targets)
+    full_search: np.ndarray  # [T] bool: the move came from a full search (chapter 15's playout cap: only those are policy targets)
     action: np.ndarray  # [T] int16: the action played
     winner: int  # 0 or 1 (-1: a game stopped by its length, a draw: chapter 11c's god games have them)
     evaluators: tuple[int, int] = (0, 0)  # which evaluator searched for player 0 and for player 1 (chapter 6's matches)

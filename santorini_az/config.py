@@ -115,7 +115,7 @@ def preset(name: str) -> RunConfig:
                          replay_capacity=50_000, replay_generations=8, holdout_games=16, holdout_simulations=16,
                          selfplay=SelfPlayConfig(games=256, games_in_flight=128, simulations=16, dirichlet_alpha=0.3),
                          train=TrainConfig(batch_size=128, steps_per_iteration=300, lr_schedule="constant", warmup_steps=10),
-                         arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2,
+                         arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2, time_share=0.05,
                                            references=("uniform", "god-alphabeta1", "god-alphabeta2")))
     raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu, seed or gods")
 

@@ -185,7 +185,7 @@ def no_checks(model: GodNet) -> dict: return {}  # chapter 9a's puzzles are mort
 GOD_GAME = Game("gods", anchor="uniform", references=GOD_REFERENCE_PLAYERS, network=GodNet, save=save_god_checkpoint,
                 load=lambda path: load_god_checkpoint(path)[0], factory=god_factory, uniform=GodUniformFactory,
                 selfplay=god_selfplay_games, openings=god_openings, reference=god_reference_player,
-                player=GodSearchPlayer, play_match=play_god_match, checks=no_checks)  # one network for every match-up (chapter 10b)
+                player=GodSearchPlayer, play_match=play_god_match, checks=no_checks)  # one network: every match-up
 
 # %% ../nbs/11d_god_loop.ipynb #ebd1ed53
 def power_ranking(factory, simulations: int = 64, openings: int = 40, seed: int = 0, workers: int | GamePool = 1,

@@ -7,7 +7,6 @@ Docs: https://santorini-az.github.io/santorini_az/god_engine.html.md"""
 # %% ../nbs/11c_god_engine.ipynb #e06c0a12
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass
@@ -440,9 +439,9 @@ class RootVisits(NamedTuple):
     value: float
 
 def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulations: int, c_puct: float = 1.25,
-                     fpu_value: float = 0.0, deadline: float = math.inf) -> list[RootVisits]:
+                     fpu_value: float = 0.0, keep_going: Callable[[], bool] | None = None) -> list[RootVisits]:
     """Search each of `nodes` (not finished) with `simulations`, every round's leaves in one `evaluate` call; a search
-    on the clock stops after the round that ends past `deadline` (a `time.perf_counter()` time)."""
+    on a clock (or a stop button) ends after the round at whose end `keep_going()` says False."""
     t, s = empty_god_tree(len(nodes), simulations + 2), empty_god_slots(len(nodes), simulations + 2, 1)
     turns, wins = turn_buffers()
     for g, node in enumerate(nodes):
@@ -455,7 +454,7 @@ def search_god_nodes(nodes: Sequence[GodNode], evaluate: BatchEvaluator, simulat
     while count := select_god_leaves(t, s, simulations, c_puct, fpu_value, turns, wins, planes, rows):
         logits, values = evaluate(planes[:count])
         expand_god_leaves(t, s, rows, count, np.asarray(logits, np.float32), np.asarray(values, np.float32), 0.0)
-        if time.perf_counter() > deadline: break
+        if keep_going is not None and not keep_going(): break
     first, count = t.tree.edge_start[:, ROOT], t.tree.edge_count[:, ROOT]
     return [RootVisits(root_edges(t, g), t.tree.edge_visits[g, first[g]:first[g] + count[g]].tolist(), root_value(t, g))
             for g in range(len(nodes))]

@@ -137,7 +137,8 @@ class GodSearchPlayer:
             else:
                 now, last = time.perf_counter(), all(turn_played(node, a) is not None for a in actions)
                 until = deadline if last else now + (deadline - now) / 2
-                root, = search_god_nodes([node], self._evaluate, self.simulations, deadline=until)
+                root, = search_god_nodes([node], self._evaluate, self.simulations,
+                                         keep_going=lambda: time.perf_counter() <= until)
                 index = root.actions[int(np.argmax(root.visits))]
             if (turn := turn_played(node, index)) is not None: return turn
             node = play_sub_action(node, index)

@@ -28,19 +28,19 @@ from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
 from .game import State, initial_state, random_openings
 from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
-from .god_search import (GodEvaluator, GodTreeNode, god_simulate, has_won_mid_turn, most_visited,
-                                     turn_played, uniform_god_evaluator)
+from .god_search import (GodEvaluator, GodTreeNode, god_simulate, has_won_mid_turn, turn_played,
+                                     uniform_god_evaluator)
 from .gods import (GODS, GodState, Turn, format_god_position, format_turn, from_mortal, god_apply,
                                god_start, god_winner, parse_god_position, parse_turn)
 from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
-           'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'ProtocolError', 'parse_gods',
-           'parse_any_position', 'position_text', 'winner_of', 'play_move_text', 'info_line', 'EngineSession',
-           'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineProcess', 'EngineMatch', 'play_game',
-           'play_match', 'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator',
+           'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher',
+           'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text', 'winner_of',
+           'play_move_text', 'info_line', 'EngineSession', 'alphazero_searcher', 'god_searcher', 'engine_command',
+           'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -135,15 +135,16 @@ class GodSearcher:
     def stop(self) -> None: self._stop.set()
 
 # %% ../nbs/30_protocol.ipynb #c469a319
-def _decide(self, position: GodNode, simulations: int, until: float) -> GodTreeNode:
-    "Chapter 3b's `god_search` from `position`, cut at time `until` or by `stop()`; a decision that starts late gets a few simulations."
+def _decide(self, position: GodNode, simulations: int, until: float) -> tuple[list[int], list[int], float]:
+    """Chapter 3b's `god_search` from `position`, cut at time `until` or by `stop()`; a decision that starts late gets
+    a few simulations. The root's sub-actions (ascending), their visits and the root's value."""
     late = self._stop.is_set() or time.perf_counter() >= until
     root = GodTreeNode(position)
     expand(root, *self.evaluate(position))
     for _ in range(AFTER_STOP_SIMULATIONS if late else simulations):
         if not late and (self._stop.is_set() or time.perf_counter() >= until): break
         god_simulate(root, self.evaluate, self.config)
-    return root
+    return root.actions, root.visits, node_value(root)
 
 def _search_god(self, state: GodState, nodes: int | None = None, movetime: float | None = None,
                 on_iteration: Callable[[GodSearchResult], None] | None = None, reset_stop: bool = True) -> GodSearchResult:
@@ -160,10 +161,10 @@ def _search_god(self, state: GodState, nodes: int | None = None, movetime: float
         else:
             last = all(turn_played(position, a) is not None for a in actions)  # every choice ends the turn
             now = time.perf_counter()
-            root = self._decide(position, budget, deadline if last else now + (deadline - now) / 2)
-            simulations += sum(root.visits)
-            if score is None: score = round(1000 * node_value(root))
-            index = most_visited(root)
+            actions, visits, value = self._decide(position, budget, deadline if last else now + (deadline - now) / 2)
+            simulations += sum(visits)
+            if score is None: score = round(1000 * value)
+            index = actions[visits.index(max(visits))]  # the most visited; ties: the lowest sub-action
         decisions += 1
         if (turn := turn_played(position, index)) is not None: break
         position = play_sub_action(position, index)
@@ -174,6 +175,26 @@ def _search_god(self, state: GodState, nodes: int | None = None, movetime: float
     return result
 
 GodSearcher._decide, GodSearcher.search = _decide, _search_god
+
+# %% ../nbs/30_protocol.ipynb #562c61f7
+GOD_TREE_SIMULATIONS = 20_000  # the most simulations of a timed or infinite decision in the compiled god tree
+
+class CompiledGodSearcher(GodSearcher):
+    "`GodSearcher` on chapter 11c's compiled tree: `evaluate` takes god planes [B, 5, 5, 36], as the god network does."
+
+    def __init__(self, evaluate: Callable | None = None, simulations: int = 200):
+        from santorini_az.god_engine import uniform_batch_evaluator  # chapter 11c imports torch: only god positions pay
+        super().__init__(evaluate or uniform_batch_evaluator, simulations)
+        self._decide(GodNode(god_start(("apollo", "pan"))), 1, math.inf)  # numba loads its code now, off the clock
+
+    def _decide(self, position: GodNode, simulations: int, until: float) -> tuple[list[int], list[int], float]:
+        "Chapter 11c's search from `position`, cut at time `until` or by `stop()`; as `GodSearcher._decide`."
+        from santorini_az.god_engine import search_god_nodes
+        late = self._stop.is_set() or time.perf_counter() >= until
+        keep_going = None if late else lambda: not self._stop.is_set() and time.perf_counter() < until
+        budget = AFTER_STOP_SIMULATIONS if late else min(simulations, GOD_TREE_SIMULATIONS)
+        actions, visits, value = search_god_nodes([position], self.evaluate, budget, keep_going=keep_going)[0]
+        return actions, visits, value
 
 # %% ../nbs/30_protocol.ipynb #c8438080
 OPTIONS = {  # name: (type, default, description for the `uci` listing)
@@ -333,8 +354,8 @@ def _set_option(self, args):
         raise ProtocolError(f"option {name} must be {' or '.join(choices)}, got {value!r}")
     settings = {**self.options, name: value}  # searchers are made now: a checkpoint that cannot be read is refused now
     if name in ("Checkpoint", "Threads", "Search"): self.alphazero = alphazero_searcher(settings)
-    if name == "GodCheckpoint": self.god_searcher = god_searcher(value, settings["Threads"])
-    if name == "Threads": self.god_searcher = None  # made again, with the new threads, when a god position needs it
+    if name == "GodCheckpoint": self.god_searcher = god_searcher(settings)
+    if name in ("Threads", "Search"): self.god_searcher = None  # made again, as now set, when a god position needs it
     if name in ("Hash", "Brain"): self.alphabeta = None
     if name == "Hash": self.god_alphabeta = None
     self.options[name] = value
@@ -352,16 +373,21 @@ def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     from santorini_az.export import onnx_factory  # chapter 31: the checkpoint exported to ONNX once, then loaded
     return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads)())
 
-def god_searcher(checkpoint: str, threads: int = 1) -> GodSearcher:
-    """The god search with the network in `checkpoint` on `threads` torch threads: 'champion' = the shipped god network
-    (chapter 11c), '' = the uniform prior."""
-    if not checkpoint: return GodSearcher()
+def god_searcher(options: dict) -> GodSearcher:
+    """The god search the options (Search, GodCheckpoint, Threads) name: chapter 11c's compiled tree with the god
+    network on ONNX Runtime, or chapter 3b's readable search with it on torch; GodCheckpoint 'champion' is the god
+    network chapter 11c ships, empty the uniform prior."""
+    checkpoint, threads, readable = options["GodCheckpoint"], max(1, options["Threads"]), options["Search"] == "readable"
+    if not checkpoint: return GodSearcher() if readable else CompiledGodSearcher()
     import torch  # only an engine that searches god positions with a network pays for importing torch
-    from santorini_az.god_engine import god_champion_evaluator
+    from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
-    torch.set_num_threads(max(1, threads))
-    if checkpoint == "champion": return GodSearcher(god_champion_evaluator())
-    return GodSearcher(god_network_evaluator(load_god_checkpoint(checkpoint)[0]))
+    path = GOD_CHAMPION if checkpoint == "champion" else checkpoint
+    if readable:
+        torch.set_num_threads(threads)
+        return GodSearcher(god_network_evaluator(load_god_checkpoint(path)[0]))
+    from santorini_az.export import onnx_factory  # chapter 31: exported once (the shipped one: to the user's cache)
+    return CompiledGodSearcher(onnx_factory(path, threads)())
 
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."
@@ -374,11 +400,11 @@ def _searcher(self):
     return self.alphazero
 
 def _god_searcher(self) -> GodAlphaBeta | GodSearcher:
-    "The searcher for god positions: chapter 11b's α-β, or (Engine alphazero) chapter 3b's PUCT search with the god network."
+    "The searcher for god positions: chapter 11b's α-β, or (Engine alphazero) the PUCT search with the god network."
     if self.options["Engine"] == "alphabeta":
         if self.god_alphabeta is None: self.god_alphabeta = GodAlphaBeta(GodAlphaBetaConfig(hash_mb=self.options["Hash"]))
         return self.god_alphabeta
-    if self.god_searcher is None: self.god_searcher = god_searcher(self.options["GodCheckpoint"], self.options["Threads"])
+    if self.god_searcher is None: self.god_searcher = god_searcher(self.options)
     return self.god_searcher
 
 def _prepare(self):

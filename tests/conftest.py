@@ -56,13 +56,15 @@ def train_resume(run_dir, timeout: float) -> subprocess.CompletedProcess:
 
 def refuse_a_second_writer_then_kill(train_args: list, run_dir, records: int, wait_s: float):
     """Start `santorini_az train` with `train_args` on `run_dir`; once it has written `records` records (or after
-    `wait_s` s) a second writer (`train --resume`) is refused naming its pid; SIGKILL ends it. Returns the refusal."""
+    `wait_s` s) it is paused (SIGSTOP: on a busy machine it could otherwise finish while the second writer starts), a
+    second writer (`train --resume`) is refused naming its pid, and SIGKILL ends the first. Returns the refusal."""
     proc = subprocess.Popen(CLI + ["train", *train_args, "--run-dir", str(run_dir)], cwd=run_dir.parent,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     records_path, deadline = run_dir / "records.jsonl", time.time() + wait_s
     while time.time() < deadline and proc.poll() is None:
         if records_path.exists() and len(records_path.read_text().splitlines()) >= records: break
         time.sleep(0.05)
+    proc.send_signal(signal.SIGSTOP)
     try:
         second = train_resume(run_dir, timeout=120)
         assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr

@@ -43,7 +43,7 @@ def test_on_the_clock_both_players_play_legal_turns_and_the_search_stops_at_its_
     state = random_god_opening(("hermes", "prometheus"), random.Random(3))
     node = GodNode(state)
     assert sum(search_god_nodes([node], uniform_batch_evaluator, 300)[0].visits) == 300
-    assert sum(search_god_nodes([node], uniform_batch_evaluator, 300, deadline=0.0)[0].visits) == 0  # one round: the root
+    assert sum(search_god_nodes([node], uniform_batch_evaluator, 300, keep_going=lambda: False)[0].visits) == 0  # one round
     network, alphabeta = GodSearchPlayer("uniform", GodUniformFactory(), 500, movetime=0.05), GodAlphaBetaReference(3, 0.05)
     assert alphabeta.name == "god-alphabeta-50ms"
     legal = god_legal_turns(state)

@@ -117,6 +117,7 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           iterations: int = typer.Option(None, min=1, help="Run exactly this many iterations (default: the preset's, or as many as --hours allows)."),
           hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap."),
           seed: int = typer.Option(None, help="Random seed of the run."),
+          init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
@@ -131,6 +132,9 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
     from santorini_az.report import write_report
     overrides = [f"{k}={v}" for k, v in (("iterations", iterations), ("hours", hours), ("seed", seed)) if v is not None]
     if hours and iterations is None and not resume: overrides.insert(0, "iterations=0")  # the budget sets the count
+    if init is not None:
+        if resume: fail("--init applies to a new run: a resumed run goes on from its own networks")
+        overrides.append(f"init={init}")
     if net:
         from santorini_az.network import parse_net_size
         try: size = parse_net_size(net)

@@ -49,6 +49,7 @@ class RunConfig:
     preset: str = "cpu"
     game: str = "mortal"  # "mortal", or "gods": one network for every god match-up (chapter 11d)
     seed: int = 0
+    init: str = ""  # a checkpoint the network starts from ("champion": the game's shipped network); "": random weights
     iterations: int = 40  # this many iterations; 0: as many as `hours` allows, planned from the measured speed
     hours: float = 0.0  # the run's time budget, across resumes (0: none); with a count of iterations, a cap
     channels: int = 32

@@ -20,9 +20,10 @@ from .arena import MatchResult, Rules, match_result, outcomes_by_turns
 from .engine import GamePool, GameRecord, worker_pool
 from .god_alphabeta import GodAlphaBetaPlayer
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
-from .god_engine import (BatchEvaluator, GodEngineConfig, network_batch_evaluator, run_god_games,
+from .god_engine import (GOD_CHAMPION, BatchEvaluator, GodEngineConfig, network_batch_evaluator, run_god_games,
                                      search_god_nodes, uniform_batch_evaluator)
-from .god_search import has_won_mid_turn, random_god_opening, turn_played
+from .god_search import (decision_deadline, has_won_mid_turn, needs_thought, random_god_opening,
+                                     turn_played)
 from .god_training import GodNet, load_god_checkpoint, save_god_checkpoint
 from .gods import GODS, GodState, Turn, god_apply, god_winner
 from .config import RunConfig
@@ -129,14 +130,12 @@ class GodSearchPlayer:
         return turns
 
     def timed_turn(self, state: GodState) -> Turn:
-        "One turn in `movetime` seconds: a decision that may not end the turn takes half the time left, the last all of it."
+        "One turn in `movetime` seconds, shared among its decisions by chapter 3b's `decision_deadline`."
         node, deadline = GodNode(state), time.perf_counter() + self.movetime
         while True:
-            actions = legal_sub_actions(node)
-            if has_won_mid_turn(node) or len(actions) == 1: index = actions[0]  # nothing to think about
+            if not needs_thought(node): index = legal_sub_actions(node)[0]  # nothing to think about
             else:
-                now, last = time.perf_counter(), all(turn_played(node, a) is not None for a in actions)
-                until = deadline if last else now + (deadline - now) / 2
+                until = decision_deadline(node, deadline, time.perf_counter())
                 root, = search_god_nodes([node], self._evaluate, self.simulations,
                                          keep_going=lambda: time.perf_counter() <= until)
                 index = root.actions[int(np.argmax(root.visits))]
@@ -186,7 +185,8 @@ def no_checks(model: GodNet) -> dict: return {}  # chapter 9a's puzzles are mort
 GOD_GAME = Game("gods", anchor="uniform", references=GOD_REFERENCE_PLAYERS, network=GodNet, save=save_god_checkpoint,
                 load=lambda path: load_god_checkpoint(path)[0], factory=god_factory, uniform=GodUniformFactory,
                 selfplay=god_selfplay_games, openings=god_openings, reference=god_reference_player,
-                player=GodSearchPlayer, play_match=play_god_match, checks=no_checks)  # one network: every match-up
+                player=GodSearchPlayer, play_match=play_god_match, checks=no_checks,  # one network: every match-up
+                shipped=GOD_CHAMPION)
 
 # %% ../nbs/11d_god_loop.ipynb #ebd1ed53
 def power_ranking(factory, simulations: int = 64, openings: int = 40, seed: int = 0, workers: int | GamePool = 1,

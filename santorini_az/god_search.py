@@ -19,7 +19,8 @@ from .mcts import TERMINAL_VALUE, Node, SearchConfig, backup, expand, select_lea
 # %% auto #0
 __all__ = ['GodEvaluator', 'GodPlayer', 'has_won_mid_turn', 'node_winner', 'GodTreeNode', 'terminal_value',
            'uniform_god_evaluator', 'god_simulate', 'god_search', 'most_visited', 'turn_played', 'god_search_player',
-           'random_god_player', 'random_god_opening', 'play_god_game', 'play_god_match', 'god_against_mortal']
+           'needs_thought', 'choice_follows', 'decision_deadline', 'random_god_player', 'random_god_opening',
+           'play_god_game', 'play_god_match', 'god_against_mortal']
 
 # %% ../nbs/03b_god_search.ipynb #e6ed8548
 def has_won_mid_turn(position: GodNode) -> bool:
@@ -110,6 +111,25 @@ def god_search_player(simulations: int, evaluate: GodEvaluator = uniform_god_eva
             if (turn := turn_played(position, index)) is not None: return turn
             position = play_sub_action(position, index)
     return play
+
+# %% ../nbs/03b_god_search.ipynb #693a225e
+def needs_thought(position: GodNode) -> bool:
+    "True if the player at `position` has a real choice: more than one legal sub-action, in a turn that has not won yet."
+    return not has_won_mid_turn(position) and len(legal_sub_actions(position)) > 1
+
+def choice_follows(position: GodNode, index: int) -> bool:
+    "True if sub-action `index` at `position` leaves the same turn a later decision with a real choice."
+    while turn_played(position, index) is None:
+        position = play_sub_action(position, index)
+        if needs_thought(position): return True
+        index = legal_sub_actions(position)[0]  # forced: follow it
+    return False
+
+def decision_deadline(position: GodNode, deadline: float, now: float) -> float:
+    """When the search of the decision at `position` must stop, in a turn to be played by `deadline` (seconds, as `now`):
+    halfway there if one of its sub-actions leads to another real choice of the turn, else at the deadline."""
+    if any(choice_follows(position, a) for a in legal_sub_actions(position)): return now + (deadline - now) / 2
+    return deadline
 
 # %% ../nbs/03b_god_search.ipynb #0cf4e84e
 def random_god_player(state: GodState, rng: random.Random) -> Turn:

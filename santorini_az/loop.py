@@ -26,8 +26,8 @@ from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_b
 from .trainer import Trainer, evaluate_losses
 from .puzzles import PUZZLES, puzzle_accuracy
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
-from .arena import (REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match, wilson_interval,
-                                fit_elo, gate_verdict)
+from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match,
+                                wilson_interval, fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries, TimeBudget, within_share)
 from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
@@ -35,9 +35,9 @@ from .progress import Progress, summary_line
 
 # %% auto #0
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
-           'game_variant', 'load_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references', 'stage_selfplay',
-           'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan', 'start_config',
-           'iteration_seconds', 'measured_before', 'check_run_files', 'run_training']
+           'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
+           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan',
+           'start_config', 'iteration_seconds', 'measured_before', 'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -62,6 +62,7 @@ class Game:
     player: Callable  # (name, factory, simulations) -> a player searching with the recipe's network
     play_match: Callable  # (first, second, openings, rng, progress, workers) -> a MatchResult
     checks: Callable  # (model) -> {name: number}: what every trained network is checked on
+    shipped: Path  # the network the course ships for this game: where `init="champion"` starts
 
 def mortal_factory(checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
     "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
@@ -77,7 +78,7 @@ def puzzle_checks(model: SantoriniNet) -> dict:
 MORTAL_GAME = Game("mortal", anchor="random", references=REFERENCE_PLAYERS, network=SantoriniNet, save=save_checkpoint,
                    load=lambda path: load_checkpoint(path)[0], factory=mortal_factory, uniform=UniformFactory,
                    selfplay=play_selfplay, openings=random_openings, reference=reference_player, player=SearchPlayer,
-                   play_match=play_match, checks=puzzle_checks)
+                   play_match=play_match, checks=puzzle_checks, shipped=CHAMPION)
 
 def game_variant(name: str) -> Game:
     "The answers of the game `name`: 'mortal' (`MORTAL_GAME`) or 'gods' (chapter 11d's `GOD_GAME`)."
@@ -90,6 +91,14 @@ def load_network(game, path: Path) -> SantoriniNet:
     "A checkpoint's network, or a RunError saying what is wrong with the file."
     try: return game.load(path)
     except (OSError, CheckpointError, ValueError) as e: raise RunError(f"cannot load checkpoint {path}: {e}") from None
+
+def init_network(config: RunConfig):
+    "The network `config.init` names (a checkpoint, or 'champion': the game's shipped one), checked against the run's size."
+    game = game_variant(config.game)
+    model = load_network(game, game.shipped if config.init == "champion" else Path(config.init))
+    if model.config != config.net: raise RunError(f"setting 'init' ({config.init}) is a {model.config.name} network, "
+                                                  f"the run's is {config.net.name}: give --net {model.config.name}")
+    return model
 
 class Loop:
     "The state a running loop keeps in memory; everything in it can be rebuilt from the run directory."
@@ -158,7 +167,7 @@ class Loop:
 # %% ../nbs/10a_loop.ipynb #b3306418
 def stage_init(loop: Loop, iteration: int) -> dict:
     torch.manual_seed(loop.config.seed)
-    model = loop.game.network(loop.config.net)
+    model = init_network(loop.config) if loop.config.init else loop.game.network(loop.config.net)
     loop.run.checkpoint(0).parent.mkdir(parents=True, exist_ok=True)
     loop.game.save(loop.run.checkpoint(0), model, iteration=0)
     return {"parameters": sum(p.numel() for p in model.parameters()), "net": loop.config.net.name}
@@ -179,12 +188,11 @@ def stage_references(loop: Loop, iteration: int) -> dict:
     names = list(c.arena.references)
     results = []
     with loop.progress.task("reference matches", len(names) * (len(names) - 1) // 2) as advance:
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                pa, pb = loop.game.reference(a, c.arena.simulations), loop.game.reference(b, c.arena.simulations)
-                openings = loop.game.openings(c.arena.reference_openings, rng)
-                results.append(asdict(loop.game.play_match(pa, pb, openings, rng, workers=loop.workers)))
-                advance()
+        for a, b in itertools.combinations(names, 2):
+            pa, pb = loop.game.reference(a, c.arena.simulations), loop.game.reference(b, c.arena.simulations)
+            openings = loop.game.openings(c.arena.reference_openings, rng)
+            results.append(asdict(loop.game.play_match(pa, pb, openings, rng, workers=loop.workers)))
+            advance()
     return {"results": results}
 
 # %% ../nbs/10a_loop.ipynb #8d472108
@@ -271,13 +279,9 @@ def stages(config: RunConfig, finished: Callable[[int], bool] | None = None):
     """Every (iteration, stage) of a run, in order, one at a time (a run of a million iterations starts at once).
     A run that fills a time budget (`iterations` 0) goes on until `finished(i)` says iteration `i` was its last."""
     yield from [(0, "init"), (0, "holdout"), (0, "references")]
-    if finished is None:
-        for i in range(1, config.iterations + 1):
-            for s in STAGES: yield i, s
-        return
-    for i in itertools.count(1):
-        for s in STAGES: yield i, s
-        if finished(i): return
+    for i in range(1, config.iterations + 1) if finished is None else itertools.count(1):
+        yield from ((i, s) for s in STAGES)
+        if finished is not None and finished(i): return
 
 def plan(config: RunConfig) -> list[tuple[int, str]]:
     "Every (iteration, stage) of a run of `config.iterations` iterations, as a list."
@@ -293,7 +297,9 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
         try: config = config_from_dict(run.read_config_dict())
         except ValueError as e: raise RunError(f"the run's config {run.config_path} does not fit this version: {e}") from None
     elif resume: raise RunError(f"nothing to resume: {run.root} holds no run (no config.json)")
-    return check_config(apply_overrides(config or RunConfig(), list(overrides)))
+    config = check_config(apply_overrides(config or RunConfig(), list(overrides)))
+    if config.init and not run.exists(): init_network(config)  # a new run reads its first network before any work
+    return config
 
 # %% ../nbs/10a_loop.ipynb #14c265cc
 def iteration_seconds(records: list[Record]) -> dict[int, float]:
@@ -342,7 +348,6 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
         state = run.trainer_state(max(trained))
         if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True, map_location="cpu"))
 
-# %% ../nbs/10a_loop.ipynb #301dc45a
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,
                  stop_after: int | None = None, ray: str | None = None) -> RunDirectory:
@@ -381,9 +386,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 records.append(record)
                 if budget: budget.save()
                 ran += 1
-                champion = run.champion()
-                run.write_json(run.champion_path, {"iteration": champion,
-                                                   "checkpoint": str(run.checkpoint(champion).relative_to(run.root))})
+                run.write_champion()
                 loop.log_scalars(record)
                 progress.say(summary_line(record))
             if budget and budget.fills and budget.finished(max(budget.plans, default=0)):

@@ -28,8 +28,8 @@ from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
 from .game import State, initial_state, random_openings
 from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
-from .god_search import (GodEvaluator, GodTreeNode, god_simulate, has_won_mid_turn, turn_played,
-                                     uniform_god_evaluator)
+from .god_search import (GodEvaluator, GodTreeNode, decision_deadline, god_simulate, needs_thought,
+                                     turn_played, uniform_god_evaluator)
 from .gods import (GODS, GodState, Turn, format_god_position, format_turn, from_mortal, god_apply,
                                god_start, god_winner, parse_god_position, parse_turn)
 from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
@@ -156,12 +156,10 @@ def _search_god(self, state: GodState, nodes: int | None = None, movetime: float
     deadline = start + movetime if movetime else math.inf
     position, decisions, simulations, score = GodNode(state), 0, 0, None
     while True:
-        actions = legal_sub_actions(position)
-        if has_won_mid_turn(position) or len(actions) == 1: index = actions[0]  # nothing to think about
+        if not needs_thought(position): index = legal_sub_actions(position)[0]  # nothing to think about
         else:
-            last = all(turn_played(position, a) is not None for a in actions)  # every choice ends the turn
-            now = time.perf_counter()
-            actions, visits, value = self._decide(position, budget, deadline if last else now + (deadline - now) / 2)
+            until = decision_deadline(position, deadline, time.perf_counter())  # chapter 3b's share of the clock
+            actions, visits, value = self._decide(position, budget, until)
             simulations += sum(visits)
             if score is None: score = round(1000 * value)
             index = actions[visits.index(max(visits))]  # the most visited; ties: the lowest sub-action

@@ -103,6 +103,12 @@ class RunDirectory:
             if r.stage == "arena" and r.values.get("promoted"): champion = r.iteration
         return champion
 
+    def write_champion(self) -> None:
+        "Point champion.json (what `serve` and people read) at the champion's checkpoint."
+        champion = self.champion()
+        self.write_json(self.champion_path, {"iteration": champion,
+                                             "checkpoint": str(self.checkpoint(champion).relative_to(self.root))})
+
 # %% ../nbs/23_rundir.ipynb #0b7bbffd
 @contextmanager
 def locked(run: RunDirectory):

@@ -412,6 +412,10 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--resume", "--run-dir", "nowhere"], "nothing to resume"),
     (["train", "--config", "missing.json"], "cannot read config file"),
     (["train", "--net", "big"], "bad network size"),
+    (["train", "--init", "missing.safetensors"], "cannot load checkpoint missing.safetensors"),
+    (["train", "--init", "champion", "--net", "16x2"], "setting 'init' (champion) is a 32x"),
+    (["train", "--preset", "gods", "--init", "champion", "--net", "16x2"], "setting 'init' (champion) is a 32x"),
+    (["train", "--resume", "--run-dir", "r", "--init", "champion"], "--init applies to a new run"),
     (["arena", "missing.safetensors", "random"], "no such checkpoint"),
     (["arena", "bad.safetensors", "random"], "cannot load checkpoint"),
     (["inspect", "not-a-position"], "is not a position"),
@@ -493,6 +497,16 @@ def finished_tiny_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("finished") / "run"
     run_training(root, tiny(1), progress=Progress(quiet=True))
     return root
+
+
+def test_a_run_starts_from_the_network_init_names(tmp_path, finished_tiny_run):
+    "init=CHECKPOINT: the run's first network is that checkpoint's, weight for weight, and the run trains on from it."
+    from santorini_az.network import load_checkpoint
+    source = finished_tiny_run / "checkpoints" / "iter-0001.safetensors"
+    run = run_training(tmp_path / "run", tiny(1), overrides=[f"init={source}"], progress=Progress(quiet=True))
+    (first, _), (given, _) = load_checkpoint(run.checkpoint(0)), load_checkpoint(source)
+    assert all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), given.state_dict().values()))
+    assert [r.stage for r in run.records()][-1] == "evaluate"  # and the run went on from there
 
 
 @pytest.mark.parametrize("damage, message", [

@@ -36,10 +36,10 @@ class LoopConfig:
     channels: int = 16  # network width (chapter 4's `NetConfig`)
     blocks: int = 2  # residual blocks
     simulations: int = 16  # search simulations per move, in self-play and in the matches
-    games: int = 32  # self-play games per iteration, played side by side
+    games: int = 24  # self-play games per iteration, played side by side
     explore_plies: int = 10  # the 4 placements and 6 moves drawn in proportion to the visits (then: most visited)
-    iterations: int = 60  # self-play + training rounds
-    train_steps: int = 200  # optimiser steps per iteration
+    iterations: int = 50  # self-play + training rounds
+    train_steps: int = 150  # optimiser steps per iteration
     batch_size: int = 64  # examples per step
     window: int = 20  # train on the games of the last this many iterations (older ones, from weaker networks, drop out)
     learning_rate: float = 2e-3  # Adam

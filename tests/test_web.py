@@ -35,6 +35,8 @@ WEB = ROOT / "web"
 CHROMIUM = "/usr/bin/chromium"
 LONG_TASK_MS = 100
 TIMEOUT_MS = 120_000
+# A promise of the page's, bounded: `page.evaluate` has no timeout of its own and waits forever for one never settled.
+BOUNDED = "(promise, ms) => Promise.race([promise, new Promise((_, fail) => setTimeout(() => fail(new Error(`no answer in ${ms} ms`)), ms))])"
 
 LONG_TASKS = """
 window.__longTasks = [];
@@ -319,7 +321,7 @@ def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
         logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 36))
         return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
     for text in ("0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4", "0000001000012100001000000/2/atlas:B4,D2/minotaur:C4,C2"):
-        browser_result = page.evaluate("(p) => window.santorini.godSearch(p, 150, 1, 1)", text)["result"]
+        browser_result = page.evaluate(f"(p) => ({BOUNDED})(window.santorini.godSearch(p, 150, 1, 1), {TIMEOUT_MS})", text)["result"]
         python = engine.run_god_turn(text, evaluate, in_flight=2, simulations=150, batch_size=1, decisions=1)
         python_result = json.loads(python.result())
         assert browser_result["backend"] == "onnx" and browser_result["move"] == python_result["move"]
@@ -327,5 +329,22 @@ def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
         by_text = lambda r: {m["text"]: (m["prior"], m["visits"]) for m in r["top_visits"]}
         for name, (prior, visits) in by_text(python_result).items():
             assert abs(by_text(browser_result)[name][0] - prior) <= 1e-5 and by_text(browser_result)[name][1] == visits, name
+    assert not page.errors
+    page.close()
+
+
+def test_every_search_gets_an_answer(site, browser):
+    """A search replaced by a newer one answers `stopped` (it used to answer nothing, and whoever asked waited forever);
+    the network's view of a position (a search of no simulations, which the page asks for after each move) stops no
+    search."""
+    page = open_page(browser, site["url"] + "?view=2d&poll=0")
+    page.wait_for_function("window.santorini.game.godModel.loaded")
+    gods = "0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4"
+    ask_all = lambda calls: page.evaluate(f"""([gods, mortal]) => {{ const s = window.santorini;
+        return ({BOUNDED})(Promise.all([{calls}]), {TIMEOUT_MS}); }}""", [gods, page.evaluate("window.santorini.game.positions[0]")])
+    analysed = ask_all("s.godSearch(gods, 300, 1), s.search(mortal, 0, 1)")
+    assert [r["type"] for r in analysed] == ["godSearch", "search"], analysed
+    replaced = ask_all("s.godSearch(gods, 300, 1), s.godSearch(gods, 50, 1)")
+    assert [r["type"] for r in replaced] == ["stopped", "godSearch"], replaced
     assert not page.errors
     page.close()

@@ -199,7 +199,7 @@ async function think() {
 }
 
 /** The engine thinks about `position` (the worker answers `request`), with the page's thinking state around it: the
- * search's result, or null when it failed or is stale (undone or restarted meanwhile). */
+ * search's result, or null when it failed, was stopped or is stale (undone or restarted meanwhile). */
 async function engineSearch<R extends SearchResult>(position: string, request: WithId): Promise<R | null> {
   const id = nextId; // ask() takes this id
   game.thinking = id;
@@ -207,11 +207,12 @@ async function engineSearch<R extends SearchResult>(position: string, request: W
   $("thinking").textContent = "thinking ...";
   draw();
   const started = performance.now();
-  const reply = await ask<Extract<Reply, { type: "search" | "godSearch" | "error" }>>(request);
+  const reply = await ask<Extract<Reply, { type: "search" | "godSearch" | "stopped" | "error" }>>(request);
   hooks.thinking.push([started, performance.now()]);
   if (game.thinking !== id) return null;
   game.thinking = 0;
   $("thinking").textContent = "";
+  if (reply.type === "stopped") return null;
   if (reply.type === "error") { setStatus(`engine error: ${reply.message}`); return null; }
   game.search = { ...reply.result, position };
   game.evalFrom = "search";

@@ -114,5 +114,6 @@ export type Reply =
   | { type: "godInfo"; id: number; info: GodInfo | { error: string } }
   | { type: "godPlay"; id: number; result: { steps?: number[]; position?: string; turn?: string; error?: string } }
   | { type: "godSearch"; id: number; result: GodSearchResult }
+  | { type: "stopped"; id: number } // a search cancelled or replaced by a newer one: every request gets an answer
   | { type: "evaluate"; id: number; policy: number[][]; value: number[]; backend: string }
   | { type: "error"; id?: number; message: string };

@@ -14,7 +14,7 @@ const models: Record<Game, { loaded: boolean; name: string }> = {
   gods: { loaded: false, name: "uniform" },
 };
 const IN_FLIGHT = 2; // batches out at once: the network works on one while Python selects the next
-let currentSearch = 0; // the id of the search that may run; a newer request or a cancel stops an older one
+let currentSearch = 0; // the id of the search that may run; a newer search or a cancel stops an older one
 let resolveReady: () => void = () => undefined;
 const ready = new Promise<void>((resolve) => (resolveReady = resolve));
 
@@ -91,10 +91,12 @@ function bytesToFloats(proxy: PyProxy): Float32Array {
 }
 
 /** Run a Python search (`BatchedSearch`, or `GodTurnSearch` with gods) to the end: IN_FLIGHT batches at the game's
- * network while Python selects the next, progress every 50 ms, stopping when cancelled or replaced. The result's JSON
- * with the timings, or null when stopped. */
+ * network while Python selects the next, progress every 50 ms, stopping when cancelled or replaced by a newer search.
+ * The result's JSON with the timings, or null when stopped. An analysis (no simulations: the network's view of the
+ * root alone) stops no search and is not stopped. */
 async function runSearch(id: number, game: Game, search: PyProxy, total: number): Promise<SearchResult | null> {
-  currentSearch = id;
+  const stoppable = total > 0;
+  if (stoppable) currentSearch = id;
   const useNet = models[game].loaded; // a model swap during a search takes effect at the next search
   const start = now();
   const inFlight: Promise<{ policy: Float32Array; value: Float32Array }>[] = [];
@@ -127,7 +129,7 @@ async function runSearch(id: number, game: Game, search: PyProxy, total: number)
         post({ type: "progress", id, done, total, ...decision });
         await pause();
         lastBreak = now();
-        if (currentSearch !== id) { await Promise.allSettled(inFlight); return null; } // cancelled, or replaced
+        if (stoppable && currentSearch !== id) { await Promise.allSettled(inFlight); return null; } // cancelled, or replaced
       }
     }
     const result = JSON.parse(search.result()) as SearchResult;
@@ -143,7 +145,7 @@ async function runSearch(id: number, game: Game, search: PyProxy, total: number)
 async function search(request: Extract<Request, { type: "search" }>) {
   const search = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
   const result = await runSearch(request.id, "mortal", search, request.simulations);
-  if (result) post({ type: "search", id: request.id, result });
+  post(result ? { type: "search", id: request.id, result } : { type: "stopped", id: request.id });
 }
 
 /** The engine's god turn: chapter 03b's search for each decision, on the god network (chapter 10b). */
@@ -151,7 +153,7 @@ async function godSearch(request: Extract<Request, { type: "godSearch" }>) {
   const search = engine.GodTurnSearch(request.position, request.simulations, request.temperature, request.seed,
     JSON.stringify(request.steps), request.decisions, request.batch);
   const result = await runSearch(request.id, "gods", search, request.simulations);
-  if (result) post({ type: "godSearch", id: request.id, result: result as GodSearchResult });
+  post(result ? { type: "godSearch", id: request.id, result: result as GodSearchResult } : { type: "stopped", id: request.id });
 }
 
 async function evaluate(request: Extract<Request, { type: "evaluate" }>) {

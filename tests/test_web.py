@@ -222,7 +222,7 @@ def test_browser_network_equals_onnxruntime(site, browser, tmp_path):
     while (actions := state.legal_actions()) and len(positions) < 30:
         positions.append(format_position(state))
         state = state.apply(rng.choice(actions))
-    reply = page.evaluate("(p) => window.santorini.evaluate(p)", positions)
+    reply = page.evaluate(f"(p) => ({BOUNDED})(window.santorini.evaluate(p), {TIMEOUT_MS})", positions)
     manifest = json.loads(urllib.request.urlopen(site["url"] + "models/manifest.json", timeout=10).read())
     model = tmp_path / "model.onnx"
     model.write_bytes(urllib.request.urlopen(site["url"] + "models/" + manifest["url"], timeout=10).read())
@@ -245,7 +245,7 @@ def test_champion_swap_without_reload(site, browser):
         page.wait_for_function("document.querySelector('#model').textContent.includes('iteration 2 ')")
         assert "new champion" in page.inner_text("#champion").lower()
         assert page.evaluate("window.__marker") == "same page"  # no reload
-        assert page.evaluate("window.santorini.evaluate(['startpos'])")["backend"].startswith("iteration 2")
+        assert page.evaluate(f"({BOUNDED})(window.santorini.evaluate(['startpos']), {TIMEOUT_MS})")["backend"].startswith("iteration 2")
     finally: promote(run, 1)
     page.close()
 

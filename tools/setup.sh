@@ -3,11 +3,29 @@
 # the browser app in web/ (npm packages, built into web/dist), and Debian's Chromium for the browser tests.
 # On a machine without an NVIDIA GPU torch is pinned to the CPU build (2.13.0) first, so that nothing later
 # pulls several GB of CUDA wheels; with a GPU the newest CUDA build is taken instead. Playwright never downloads a
-# browser: it drives /usr/bin/chromium. Running it again only redoes what is out of date.
+# browser: it drives /usr/bin/chromium. Running it again only redoes what is out of date. The browser app needs
+# nothing from .venv, so it is set up beside the pip installs (a failure of either fails the setup).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 PY=${PYTHON:-python3}
+
+# The browser app: npm packages when the lock file changed, a build when a source (or a Python module it ships) did.
+web_app() {
+  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    (cd web && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+  if [ ! -f web/dist/index.html ] || [ -n "$(find web/src web/py web/public web/index.html web/scripts santorini_az -newer web/dist/index.html -type f -not -path 'web/public/pyodide/*' -not -path 'web/public/py/*' | head -1)" ]; then
+    (cd web && npm run build --silent)
+  fi
+}
+if command -v npm >/dev/null 2>&1; then
+  web_app & web=$!
+else
+  web=""
+  echo "setup: npm not found; the browser app in web/ is not built (install Node 20 and npm, then run this again)" >&2
+fi
+
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 VPY=.venv/bin/python
 "$VPY" -m pip install -q --upgrade pip
@@ -20,17 +38,7 @@ if ! "$VPY" -c 'import torch' 2>/dev/null; then
 fi
 "$VPY" -m pip install -q -e ".[dev,ray]"
 
-# The browser app: npm packages when the lock file changed, a build when a source (or a Python module it ships) did.
-if command -v npm >/dev/null 2>&1; then
-  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
-    (cd web && npm ci --no-audit --no-fund --loglevel=error)
-  fi
-  if [ ! -f web/dist/index.html ] || [ -n "$(find web/src web/py web/public web/index.html web/scripts santorini_az -newer web/dist/index.html -type f -not -path 'web/public/pyodide/*' -not -path 'web/public/py/*' | head -1)" ]; then
-    (cd web && npm run build --silent)
-  fi
-else
-  echo "setup: npm not found; the browser app in web/ is not built (install Node 20 and npm, then run this again)" >&2
-fi
+[ -z "$web" ] || wait "$web"  # the browser app, set up meanwhile: its failure fails the setup here
 
 # Debian's Chromium, which the browser tests drive through Playwright.
 if [ ! -x /usr/bin/chromium ]; then

@@ -38,6 +38,13 @@ if ! "$VPY" -c 'import torch' 2>/dev/null; then
 fi
 "$VPY" -m pip install -q -e ".[dev,ray]"
 
+# The engines' numba functions, compiled once and cached beside their modules (tools/compile_engines.py), two parts
+# side by side: no chapter or test waits for the compiler later, and two run at once never compile the same function.
+"$VPY" tools/compile_engines.py mortal & mortal=$!
+"$VPY" tools/compile_engines.py gods & gods=$!
+wait "$mortal"
+wait "$gods"
+
 [ -z "$web" ] || wait "$web"  # the browser app, set up meanwhile: its failure fails the setup here
 
 # Debian's Chromium, which the browser tests drive through Playwright.

@@ -17,6 +17,7 @@ phase() {  # the phase that just ended: its name and wall seconds, for the budge
 }
 budget() {
   local status=$?
+  if [ -n "${pip_only_build:-}" ]; then kill "$pip_only_build" 2>/dev/null || true; fi  # still building: a failure stopped the run
   if [ "$status" != 0 ]; then phase "$running (failed)"; fi
   if [ -x .venv/bin/python ]; then
     .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" "$logs/junit-ray.xml" || true
@@ -26,6 +27,9 @@ budget() {
 }
 trap budget EXIT
 
+# The pip-only venv of tests/test_pip_only.py (a second pip install, from nothing in a clean clone) is made beside
+# setup.sh's, on the core that setup's pip leaves idle; its test waits for it if it is not done.
+python3 tests/pip_only_venv.py > "$logs/pip-only.log" 2>&1 & pip_only_build=$!
 bash tools/setup.sh
 phase "setup" "sync checks, docs pre-processing, vitest"
 export PATH="$PWD/.venv/bin:$PATH"
@@ -54,13 +58,15 @@ phase "sync checks, docs pre-processing, vitest" "notebooks (nbdev-test)"
 echo "== every chapter runs top to bottom (nbdev-test)"
 # Chapters 01-06 run in pytest instead (tests/test_pip_only.py: the same nbdev-test, slow cells included, in a venv
 # made by pip alone), so they are not run twice.
-pip_only=$(cd tests && python -c "from test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
+pip_only=$(python -c "from tests.test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
 # Two chapters at a time, each with torch's two threads: waiting threads sleep instead of spinning (OMP_WAIT_POLICY),
 # so a chapter waiting at a barrier gives its core to the other one (measured: 07a beside 10a, 76.5 s -> 47.0 s).
 OMP_WAIT_POLICY=PASSIVE nbdev-test --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
 phase "notebooks (nbdev-test)" "pytest"
 
 echo "== pytest"
+wait "$pip_only_build" || true  # made meanwhile; if that failed, its test builds it again and names the failure
+pip_only_build=""
 # on both cores (a core per pytest-xdist worker, tests/conftest.py), except the Ray cluster's tests: a cluster
 # started from a pytest-xdist worker loses its raylet, so tests/test_ray.py runs on its own afterwards (about a
 # minute; run beside the xdist workers it took their cores and made the whole slower)

@@ -75,7 +75,7 @@ def check_refused(engine, command, culprit=""):
     "`command` gets one error line (naming `culprit`) and nothing more."
     engine.send(command)
     line = engine.read()
-    assert line.startswith("info string error: ") and culprit in line, line
+    assert line.startswith("info string error: ") and culprit in line, (command, line)
     engine.quiet()
 
 
@@ -171,18 +171,22 @@ def test_alphazero_with_the_champion_on_either_search(engine, search):
     engine.quit()
 
 
-@pytest.mark.parametrize("command", [
+BAD_COMMANDS = [
     "hello", "go depth -1", "go nodes", "go sideways 3", "position", "position startpos moves C3 C3",
     "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",
     "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
     "setoption name Search value fast",
     "setoption name GodCheckpoint value /no/such/god.safetensors",
-    "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"])
-def test_a_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine, command):
-    check_refused(engine, command)
-    engine.send("isready")
-    assert engine.read() == "readyok"
-    check_answers(engine, "position startpos", "go depth 1")
+    "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"]
+
+
+def test_each_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine):
+    "Every bad command in turn, in one session: one error line, then the engine answers as if nothing had happened."
+    for command in BAD_COMMANDS:
+        check_refused(engine, command)
+        engine.send("isready")
+        assert engine.read() == "readyok", command
+        check_answers(engine, "position startpos", "go depth 1")
     engine.quit()
     engine.check_no_traceback()
 
@@ -360,7 +364,7 @@ def test_the_god_alphabeta_honours_movetime_and_stop(engine):
     engine.quit()
 
 
-@pytest.mark.parametrize("command, culprit", [
+BAD_GOD_COMMANDS = [  # (the command, what its error line must name)
     ("position startpos gods apollo zeus", "'zeus'"),
     ("position startpos gods apollo", "two gods"),
     ("position startpos gods", "two gods"),
@@ -371,10 +375,15 @@ def test_the_god_alphabeta_honours_movetime_and_stop(engine):
     ("position fen 0000000000000000000000000/1/apollo:C3,D4/hades:B2,E5", "'hades'"),
     ("position fen 0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5/sleepy", "'sleepy'"),
     ("position fen 0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5/athena-up", "Athena"),
-])
-def test_a_bad_god_command_names_its_culprit_and_the_engine_keeps_running(engine, command, culprit):
-    check_refused(engine, command, culprit)
-    check_answers(engine, "setoption name Engine value alphazero", GOD_OPENING, "go nodes 5")
+]
+
+
+def test_each_bad_god_command_names_its_culprit_and_the_engine_keeps_running(engine):
+    "Every bad god command in turn, in one session: an error line naming the culprit, then the network plays on."
+    engine.send("setoption name Engine value alphazero")
+    for command, culprit in BAD_GOD_COMMANDS:
+        check_refused(engine, command, culprit)
+        check_answers(engine, GOD_OPENING, "go nodes 5")
     engine.quit()
     engine.check_no_traceback()
 

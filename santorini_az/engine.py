@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from .game import CELLS, DOME, SIZE, STEPS, WIN_LEVEL, State, apply, initial_state
-from .encoding import N_ACTIONS, N_PLANES, action_from_index
+from .encoding import N_ACTIONS, N_PLANES
 from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES, SearchConfig, halving_schedule
 from .evaluator import Evaluator, EvaluatorFactory
 from .records import GameRecord

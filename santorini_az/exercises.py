@@ -26,7 +26,7 @@ from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_plan
                                    transform_state)
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, WORKER_NAMES, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
-from .mcts import Node, SearchConfig, puct_scores, run_search, select_leaf, visit_policy
+from .mcts import Node, SearchConfig, puct_scores, run_search, visit_policy
 from .notation import cell_name, format_action, format_position, parse_position, play_moves
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N_GOD_ACTIONS, GodNode,
                                        format_sub_action, legal_sub_actions, play_sub_action, random_god_positions,

@@ -17,7 +17,7 @@ from numba import njit
 
 from .alphabeta import (ABORTED, DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND,
                                     N_TERMS, NODE_LIMIT, NODES, ROOT_MOVE, ROOT_UPDATED, T_THREAT, TT_CUTOFFS, UPPER,
-                                    USE_TT, SearchState, TableConfig, TableSearch, bound_of, chebyshev, child_scored, empty_search_state, enter_node,
+                                    USE_TT, SearchState, TableConfig, TableSearch, bound_of, child_scored, empty_search_state, enter_node,
                                     evaluation_terms, note_best, pick_next, score_text, tt_entries, zobrist_hash)
 from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL

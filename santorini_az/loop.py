@@ -21,7 +21,7 @@ from .engine import GamePool, available_cores, process_cpu_seconds, worker_pool
 from .files import check_destination
 from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
-from .network import NetConfig, SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
+from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
 from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_buffer, load_buffer
 from .trainer import Trainer, evaluate_losses
 from .puzzles import PUZZLES, puzzle_accuracy

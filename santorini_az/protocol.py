@@ -30,7 +30,7 @@ from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResu
 from .god_encoding import GodNode, legal_sub_actions, play_sub_action
 from .god_search import (GodEvaluator, GodTreeNode, decision_deadline, god_simulate, needs_thought,
                                      turn_played, uniform_god_evaluator)
-from .gods import (GODS, GodState, Turn, format_god_position, format_turn, from_mortal, god_apply,
+from .gods import (GODS, GodState, format_god_position, format_turn, from_mortal, god_apply,
                                god_start, god_winner, parse_god_position, parse_turn)
 from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position

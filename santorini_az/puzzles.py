@@ -13,7 +13,7 @@ import numpy as np
 
 from .game import (STEPS, WIN_LEVEL, Move, State, apply, can_climb, in_setup, initial_state, is_over,
                                legal_actions, occupied)
-from .encoding import N_ACTIONS, action_index, encode_batch, legal_action_indices
+from .encoding import action_index, encode_batch, legal_action_indices
 from .notation import format_action, format_position, parse_position
 from .mcts import Search, SearchConfig
 from .evaluator import state_evaluator

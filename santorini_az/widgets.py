@@ -30,7 +30,7 @@ from .arena import search_factory
 from .rundir import Record, read_records
 from .play import Inspection, inspect
 from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
-                               god_legal_turns, god_start, move, parse_god_position, parse_turn, place)
+                               god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
 from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, node_winner, turn_played,

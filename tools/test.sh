@@ -17,7 +17,7 @@ phase() {  # the phase that just ended: its name and wall seconds, for the budge
 }
 budget() {
   local status=$?
-  if [ -n "${pip_only_build:-}" ]; then kill "$pip_only_build" 2>/dev/null || true; fi  # still building: a failure stopped the run
+  if [ -n "${pip_only_build:-}" ]; then kill -- "-$pip_only_build" 2>/dev/null || true; fi  # still building: a failure stopped the run (its pip too)
   if [ -n "${ray_tests:-}" ]; then wait "$ray_tests" 2>/dev/null || true; fi  # let it end: its fixture stops the cluster
   if [ "$status" != 0 ]; then phase "$running (failed)"; fi
   if [ -x .venv/bin/python ]; then
@@ -30,7 +30,8 @@ trap budget EXIT
 
 # The pip-only venv of tests/test_pip_only.py (a second pip install, from nothing in a clean clone) is made beside
 # setup.sh's, on the core that setup's pip leaves idle; its test waits for it if it is not done.
-python3 tests/pip_only_venv.py > "$logs/pip-only.log" 2>&1 & pip_only_build=$!
+# (setsid: its own process group, so that a failure can stop it and the pip it runs together)
+setsid python3 tests/pip_only_venv.py > "$logs/pip-only.log" 2>&1 & pip_only_build=$!
 bash tools/setup.sh
 phase "setup" "sync checks, docs pre-processing, vitest"
 export PATH="$PWD/.venv/bin:$PATH"

@@ -59,7 +59,8 @@ class RayPool:
     def __init__(self, address: str, workers: int = 0):
         import ray
         if not ray.is_initialized():  # 'local': a Ray instance for this process, reachable from this machine only
-            where = {"_node_ip_address": "127.0.0.1"} if address == "local" else {"address": address}
+            # 'local' starts one even where RAY_ADDRESS or a `ray start` on this machine names another cluster
+            where = {"address": "local", "_node_ip_address": "127.0.0.1"} if address == "local" else {"address": address}
             ray.init(**where, include_dashboard=False, log_to_driver=False, logging_level="error")
         self.actor_class = ray.remote(num_cpus=1)(GameActor)
         self.size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -1,4 +1,4 @@
-"""Self-play on a real Ray cluster: a head and a second node started as processes on 127.0.0.1 (chapter 28).
+"""Self-play on a real Ray cluster: a head and a second node started as processes on this machine (chapter 28).
 
 The `tiny` preset runs end to end through `santorini_az train --ray`, and an actor killed in the middle of a job
 has its games played again: the job returns every game once, the same games as without the kill. The cluster is
@@ -7,9 +7,11 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 import sys
 from dataclasses import dataclass
 from functools import partial
@@ -42,28 +44,58 @@ def free_port() -> int:
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 
-def ray_cli(*args, timeout=180):
-    return subprocess.run([str(RAY), *args], capture_output=True, text=True, timeout=timeout, env={**os.environ, **RAY_ENV})
+def ray_start(*args, timeout=180) -> int:
+    """`ray start ARGS` in a session of its own; returns the session's id. Every process the node starts (GCS, raylet,
+    agents, workers) stays in that session, which is how the fixture finds them again: only this cluster is stopped,
+    not another Ray on the machine (chapter 28's, or a user's own cluster), as `ray stop --force` would."""
+    node = subprocess.Popen([str(RAY), "start", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, **RAY_ENV}, start_new_session=True)
+    output = node.communicate(timeout=timeout)[0]
+    assert node.returncode == 0, output
+    return node.pid
+
+
+def session_members(sessions: set[int]) -> list[int]:
+    "The processes whose session is one of `sessions` (field 6 of /proc/PID/stat)."
+    members = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try: fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError: continue  # gone meanwhile
+        if int(fields[3]) in sessions: members.append(int(pid))
+    return members
+
+
+def stop_sessions(sessions: set[int], grace=5.0, limit=30.0):
+    "SIGTERM to every process of the sessions, SIGKILL to those left after `grace` seconds; waits until all are gone."
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, limit)):
+        for pid in session_members(sessions):
+            try: os.kill(pid, sig)
+            except ProcessLookupError: pass
+        deadline = time.monotonic() + wait
+        while session_members(sessions) and time.monotonic() < deadline: time.sleep(0.1)
+    assert not session_members(sessions), f"the test cluster's processes outlived SIGKILL: {session_members(sessions)}"
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    "A head node and a second node, one CPU each, on 127.0.0.1; stopped at the end whatever happens."
+    "A head node and a second node, one CPU each, on this machine; only their processes are stopped at the end."
     require("ray", shutil.which(str(RAY)) is not None)
     # Ray's sockets live under its temp folder and a Unix socket path has at most 107 bytes: pytest's own folders
     # (deeper still under pytest-xdist) are too long, so a short one of its own, removed at the end
     port, temp = free_port(), Path(tempfile.mkdtemp(prefix="ray-", dir="/tmp"))
     address = f"127.0.0.1:{port}"
-    common = ["--num-cpus", "1", "--disable-usage-stats"]
+    # Ray turns `--node-ip-address 127.0.0.1` into the machine's own address (services.resolve_ip_for_localhost, so
+    # that other machines can join) and its servers listen there; the head's client server gets a free port rather
+    # than Ray's 10001, which another Ray on the machine may hold
+    common = ["--num-cpus", "1", "--disable-usage-stats", "--node-ip-address", "127.0.0.1"]
+    sessions = set()
     try:
-        head = ray_cli("start", "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
-                       "--include-dashboard", "false", "--temp-dir", str(temp), *common)
-        assert head.returncode == 0, head.stdout + head.stderr
-        second = ray_cli("start", "--address", address, "--node-ip-address", "127.0.0.1", *common)
-        assert second.returncode == 0, second.stdout + second.stderr
+        sessions.add(ray_start("--head", "--port", str(port), "--include-dashboard", "false",
+                               "--ray-client-server-port", str(free_port()), "--temp-dir", str(temp), *common))
+        sessions.add(ray_start("--address", address, *common))
         yield address
     finally:
-        ray_cli("stop", "--force", timeout=120)
+        stop_sessions(sessions)
         shutil.rmtree(temp, ignore_errors=True)
 
 

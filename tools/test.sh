@@ -18,6 +18,7 @@ phase() {  # the phase that just ended: its name and wall seconds, for the budge
 budget() {
   local status=$?
   if [ -n "${pip_only_build:-}" ]; then kill -- "-$pip_only_build" 2>/dev/null || true; fi  # still building: a failure stopped the run (its pip too)
+  if [ -n "${ray_tests:-}" ]; then wait "$ray_tests" 2>/dev/null || true; fi  # let it end: its fixture stops the cluster
   if [ "$status" != 0 ]; then phase "$running (failed)"; fi
   if [ -x .venv/bin/python ]; then
     .venv/bin/python tools/test_budget.py --phases "$logs/phases" --notebooks "$logs/nbdev.log" --tests "$logs/junit.xml" "$logs/junit-ray.xml" || true
@@ -54,7 +55,7 @@ python -c "from nbdev.serve import proc_nbs; proc_nbs(n_workers=2)"
 test -f _proc/index.ipynb
 echo "== the browser app's unit tests (vitest)"
 (cd web && npx vitest run --silent)
-phase "sync checks, docs pre-processing, vitest" "notebooks (nbdev-test)"
+phase "sync checks, docs pre-processing, vitest" "notebooks (nbdev-test) and Ray"
 
 echo "== every chapter runs top to bottom (nbdev-test)"
 # Chapters 01-06 run in pytest instead (tests/test_pip_only.py: the same nbdev-test, slow cells included, in a venv
@@ -62,17 +63,25 @@ echo "== every chapter runs top to bottom (nbdev-test)"
 pip_only=$(python -c "from tests.test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
 # Two chapters at a time, each with torch's two threads: waiting threads sleep instead of spinning (OMP_WAIT_POLICY),
 # so a chapter waiting at a barrier gives its core to the other one (measured: 07a beside 10a, 76.5 s -> 47.0 s).
+# Beside them, the Ray cluster's tests (tests/test_ray.py: a cluster started from a pytest-xdist worker loses its
+# raylet, so they run in a pytest of their own). They spend most of a minute waiting on the cluster's processes, at
+# under one busy core; after the pytest-xdist phase that minute held a core idle. Their fixture stops only the
+# processes of its own cluster (chapter 28 runs a Ray instance of its own meanwhile).
+OMP_WAIT_POLICY=PASSIVE python -m pytest -q -p no:cacheprovider --runslow tests/test_ray.py \
+  --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2 > "$logs/ray.log" 2>&1 & ray_tests=$!
 OMP_WAIT_POLICY=PASSIVE nbdev-test --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
-phase "notebooks (nbdev-test)" "pytest"
+echo "== the Ray cluster's tests (run beside the notebooks)"
+ray_status=0; wait "$ray_tests" || ray_status=$?
+ray_tests=""
+cat "$logs/ray.log"
+if [ "$ray_status" != 0 ]; then echo "FAIL: tests/test_ray.py (above)" >&2; exit "$ray_status"; fi
+phase "notebooks (nbdev-test) and Ray" "pytest"
 
 echo "== pytest"
 wait "$pip_only_build" || true  # made meanwhile; if that failed, its test builds it again and names the failure
 pip_only_build=""
-# on both cores (a core per pytest-xdist worker, tests/conftest.py), except the Ray cluster's tests: a cluster
-# started from a pytest-xdist worker loses its raylet, so tests/test_ray.py runs on its own afterwards (about a
-# minute; run beside the xdist workers it took their cores and made the whole slower; run beside the notebooks, its
-# fixture's `ray stop --force` stopped chapter 28's own local Ray instance and killed the nbdev-test worker using it)
+# on both cores (a core per pytest-xdist worker, tests/conftest.py), all but the Ray cluster's tests (run above;
+# beside the xdist workers they took their cores and made the whole slower)
 python -m pytest -q -p no:cacheprovider --runslow -n "${PYTEST_WORKERS:-2}" --dist loadgroup --ignore=tests/test_ray.py \
   --junitxml="$logs/junit.xml" -o junit_family=xunit2 "$@"
-OMP_WAIT_POLICY=PASSIVE python -m pytest -q -p no:cacheprovider --runslow tests/test_ray.py --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2
 phase "pytest"

@@ -44,15 +44,16 @@ def free_port() -> int:
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
 
 
-def ray_start(*args, timeout=180) -> int:
-    """`ray start ARGS` in a session of its own; returns the session's id. Every process the node starts (GCS, raylet,
-    agents, workers) stays in that session, which is how the fixture finds them again: only this cluster is stopped,
-    not another Ray on the machine (chapter 28's, or a user's own cluster), as `ray stop --force` would."""
+def ray_start(sessions: set[int], *args, timeout=180):
+    """`ray start ARGS` in a session of its own, whose id joins `sessions` at once (a node that fails to start may have
+    left processes too). Every process the node starts (GCS, raylet, agents, workers) stays in that session, which is
+    how the fixture finds them again: only this cluster is stopped, not another Ray on the machine (chapter 28's, or a
+    user's own cluster), as `ray stop --force` would."""
     node = subprocess.Popen([str(RAY), "start", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **RAY_ENV}, start_new_session=True)
+    sessions.add(node.pid)  # a session leader's pid is its session's id
     output = node.communicate(timeout=timeout)[0]
     assert node.returncode == 0, output
-    return node.pid
 
 
 def session_members(sessions: set[int]) -> list[int]:
@@ -90,9 +91,9 @@ def cluster():
     common = ["--num-cpus", "1", "--disable-usage-stats", "--node-ip-address", "127.0.0.1"]
     sessions = set()
     try:
-        sessions.add(ray_start("--head", "--port", str(port), "--include-dashboard", "false",
-                               "--ray-client-server-port", str(free_port()), "--temp-dir", str(temp), *common))
-        sessions.add(ray_start("--address", address, *common))
+        ray_start(sessions, "--head", "--port", str(port), "--include-dashboard", "false",
+                  "--ray-client-server-port", str(free_port()), "--temp-dir", str(temp), *common)
+        ray_start(sessions, "--address", address, *common)
         yield address
     finally:
         stop_sessions(sessions)

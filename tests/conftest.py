@@ -72,3 +72,47 @@ def refuse_a_second_writer_then_kill(train_args: list, run_dir, records: int, wa
         proc.send_signal(signal.SIGKILL)
     assert proc.wait() == -signal.SIGKILL  # it really died by the kill, not by finishing first
     return second
+
+
+def run_cli_forked(args: list, cwd, timeout: float = 120) -> subprocess.CompletedProcess:
+    """`santorini_az ARGS` run from `cwd` in a child process forked from this one, which has imported the CLI once:
+    the console script's own `main()`, with its own stdout, stderr and exit status, but without the two seconds a
+    new Python spends importing torch. For the many cases of bad input, refused before any work (a test that runs
+    the command's work starts the real command, `CLI`)."""
+    import tempfile
+    import traceback
+    import santorini_az.config, santorini_az.loop, santorini_az.play, santorini_az.report  # what the commands import
+    from santorini_az.cli import main
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:  # the child: run the command and exit with its status, never returning into pytest
+            status = 1
+            try:
+                os.chdir(cwd)
+                os.dup2(out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                sys.stdout, sys.stderr = open(1, "w", closefd=False), open(2, "w", closefd=False)
+                sys.argv = ["santorini_az", *map(str, args)]
+                try:
+                    main()
+                    status = 0
+                except SystemExit as exit:  # what the interpreter does with it
+                    if exit.code is None or isinstance(exit.code, int): status = exit.code or 0
+                    else: print(exit.code, file=sys.stderr)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(status)
+        deadline = time.monotonic() + timeout
+        while (waited := os.waitpid(pid, os.WNOHANG))[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise subprocess.TimeoutExpired(["santorini_az", *args], timeout)
+            time.sleep(0.01)
+        def text(file) -> str:
+            file.seek(0)
+            return file.read().decode("utf-8", errors="replace")
+        return subprocess.CompletedProcess(["santorini_az", *args], os.waitstatus_to_exitcode(waited[1]), text(out), text(err))

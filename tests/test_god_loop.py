@@ -21,7 +21,7 @@ from santorini_az.loop import plan
 from santorini_az.network import NetConfig
 from santorini_az.rundir import RunDirectory, read_records
 from santorini_az.selfplay import SelfPlayConfig, games_to_examples
-from tests.conftest import CLI, refuse_a_second_writer_then_kill, train_resume
+from tests.conftest import CLI, refuse_a_second_writer_then_kill, run_cli_forked, train_resume
 
 SMALL = ["--net", "8x1", "--set", "selfplay.games=8", "--set", "selfplay.simulations=8", "--set", "train.steps_per_iteration=4",
          "--set", "train.batch_size=32", "--set", "arena.openings=2", "--set", "arena.reference_openings=1",
@@ -81,8 +81,7 @@ def test_unknown_god_reference_is_named():
     (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
     (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
 def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):
-    done = subprocess.run(CLI + ["train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args],
-                          capture_output=True, text=True, timeout=120)
+    done = run_cli_forked(["train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args], cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not (tmp_path / "run" / "records.jsonl").exists()
 

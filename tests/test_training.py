@@ -16,7 +16,7 @@ from santorini_az.game import random_openings
 from hypothesis import given, settings
 from tests.strategies import played_positions
 from tests.quick import QUICK, quick_args
-from tests.conftest import CLI, refuse_a_second_writer_then_kill, train_resume
+from tests.conftest import CLI, refuse_a_second_writer_then_kill, run_cli_forked, train_resume
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
@@ -217,8 +217,7 @@ def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: the gpu preset runs")
 def test_gpu_preset_without_a_gpu_stops_before_writing(tmp_path):
     "`train --preset gpu` where torch sees no GPU: one sentence naming the setting and the way out, exit 2, no run."
-    done = subprocess.run(CLI + ["train", "--preset", "gpu", "--run-dir", str(tmp_path / "gpu")], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = run_cli_forked(["train", "--preset", "gpu", "--run-dir", str(tmp_path / "gpu")], cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "'device'='cuda' but torch" in done.stderr and "--set device=cpu" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "gpu").exists()
@@ -439,7 +438,7 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")
     (tmp_path / "afile").write_text("a file where a run directory should be")
     os.mkfifo(tmp_path / "pipe")
-    done = subprocess.run(CLI + args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = run_cli_forked(args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
@@ -527,8 +526,7 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
     shutil.copytree(finished_tiny_run, root)
     damage(RunDirectory(root))
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "lock"}
-    done = subprocess.run(CLI + ["train", "--resume", "--quiet", "--run-dir", str(root), "--set", "iterations=2"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(root), "--set", "iterations=2"], cwd=tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr

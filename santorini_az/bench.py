@@ -8,6 +8,7 @@ Docs: https://santorini-az.github.io/santorini_az/bench.html.md"""
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import time
@@ -20,11 +21,11 @@ from .engine import SelfPlay, receive
 from .evaluator import uniform_evaluator
 from .game import random_openings
 from .mcts import SearchConfig
-from .network import (NetworkFactory, SantoriniNet, cpu_supports_bf16, parse_net_size, random_planes,
-                                  resolve_device)
+from .network import (NetworkFactory, SantoriniNet, cpu_supports_bf16, load_checkpoint, parse_net_size,
+                                  random_planes, resolve_device, resolve_precision)
 
 # %% auto #0
-__all__ = ['BenchConfig', 'plies_before', 'cpu_path', 'run_bench', 'bench_table', 'print_bench']
+__all__ = ['BenchConfig', 'plies_before', 'multiply_adds', 'matmul_gflops', 'cpu_path', 'run_bench', 'bench_table', 'print_bench']
 
 # %% ../nbs/22_bench.ipynb #3deb51b1
 @dataclass
@@ -128,6 +129,43 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
         import traceback
         queue.put(dict(worker=worker, error=traceback.format_exc()))
 
+# %% ../nbs/22_bench.ipynb #5de5b965
+def multiply_adds(model, planes: np.ndarray) -> int:
+    "The multiply-adds a position of `model`'s forward pass on `planes` [B, 5, 5, 9]: its Conv2d and Linear layers'."
+    import torch
+    total = 0
+    def count(layer, inputs, output):
+        nonlocal total
+        if isinstance(layer, torch.nn.Conv2d): per_output = layer.in_channels // layer.groups * math.prod(layer.kernel_size)
+        else: per_output = layer.in_features
+        total += output.numel() * per_output
+    hooks = [layer.register_forward_hook(count) for layer in model.modules()
+             if isinstance(layer, (torch.nn.Conv2d, torch.nn.Linear))]
+    try:
+        with torch.no_grad(): model(torch.as_tensor(planes))
+    finally:
+        for hook in hooks: hook.remove()
+    return total // len(planes)
+
+def matmul_gflops(threads: int, precision: str = "fp32", device: str = "cpu", seconds: float = 1.0) -> float:
+    "GFLOP/s of a large dense matrix multiply in `precision` (fp32 or bf16) on `threads` torch threads, or on the GPU."
+    import torch
+    size = 4096 if device == "cuda" else 1024  # large enough to keep every unit busy
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        a, b = (torch.randn(size, size, device=device).to(dtype) for _ in range(2))
+        finish = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+        for _ in range(3): a @ b
+        finish()
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            a @ b; finish()
+            count += 1
+        return 2 * size ** 3 * count / (time.perf_counter() - start) / 1e9
+    finally: torch.set_num_threads(before)
+
 # %% ../nbs/22_bench.ipynb #6c689566
 def cpu_path() -> str:
     "Which CPU kernels torch runs here: its vector capability (e.g. AVX2, AVX512) and whether bf16 is native."
@@ -138,6 +176,8 @@ def run_bench(config: BenchConfig) -> dict:
     "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
     import multiprocessing, tempfile
     config = config.resolved()
+    model = load_checkpoint(config.checkpoint)[0] if config.checkpoint else SantoriniNet(parse_net_size(config.net))
+    macs = multiply_adds(model.eval(), random_planes(1, seed=0))
     if config.backend == "onnxruntime" and config.onnx is None:  # export once, here; the workers only load
         import torch
         from santorini_az.export import export_onnx
@@ -170,6 +210,9 @@ def run_bench(config: BenchConfig) -> dict:
     lengths = [n for r in results for n in r["game_lengths"]]
     mean_length = float(np.mean(lengths)) if lengths else None
     peak = sum(r["peak_memory_mb"] for r in results) + resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # the arithmetic the network ran: bf16 only where it is native (the workers fell back to fp32 elsewhere); int8 beside fp32
+    reference = resolve_precision(config.precision, resolve_device(config.device)) if config.precision == "bf16" else "fp32"
+    matmul = matmul_gflops(config.workers * config.threads, reference, config.device)  # the workers have finished
     return dict(network_positions_per_s=round(network, 1), selfplay_sims_per_s=round(simulations, 1),
                 ratio=round(simulations / network, 3),
                 tree_sims_per_s=round(tree, 1), tree_sims_per_s_per_worker=round(tree / config.workers, 1),
@@ -180,7 +223,10 @@ def run_bench(config: BenchConfig) -> dict:
                 games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
                 selfplay_positions_per_s=round(evaluated, 1), mean_game_plies=round(mean_length, 1) if mean_length else None,
-                games_finished=len(lengths), cores=os.cpu_count(), cpu_path=cpu_path())
+                games_finished=len(lengths), cores=os.cpu_count(), cpu_path=cpu_path(),
+                multiply_adds=macs, network_gflops=round(2 * macs * network / 1e9, 1),
+                selfplay_network_gflops=round(2 * macs * evaluated / 1e9, 1),
+                matmul_gflops=round(matmul, 1), matmul_precision=reference)
 
 # %% ../nbs/22_bench.ipynb #029e6b55
 def bench_table(result: dict):
@@ -197,6 +243,9 @@ def bench_table(result: dict):
             ("tree only (a network that costs nothing), simulations/s", f"{result['tree_sims_per_s']:,.0f}"),
             ("  the same, per worker", f"{result['tree_sims_per_s_per_worker']:,.0f}"),
             ("self-play, network positions/s", f"{result['selfplay_positions_per_s']:,.0f}"),
+            (f"network only, GFLOP/s ({2 * result['multiply_adds'] / 1e6:.1f} MFLOP a position)", f"{result['network_gflops']:,.0f}"),
+            (f"  against torch's {result['matmul_precision']} matrix multiply here ({result['matmul_gflops']:,.0f} GFLOP/s)",
+             f"{result['network_gflops'] / result['matmul_gflops']:.0%}"),
             ("games/hour", "-" if result["games_per_hour"] is None else f"{result['games_per_hour']:,.0f}"),
             ("mean game length (actions)", "-" if result["mean_game_plies"] is None else f"{result['mean_game_plies']:.1f}"),
             ("peak memory, MB (all processes)", f"{result['peak_memory_mb']:,.0f}")]

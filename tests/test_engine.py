@@ -259,6 +259,27 @@ def test_runs_as_plain_python_with_the_jit_disabled():
     assert result.stdout.strip() == f"{counts.tolist()} {values.tolist()}"
 
 
+def test_multiply_adds_counts_every_convolution_and_linear_layer():
+    # 16x1 by hand, on each of the 25 cells: the stem (9 -> 16, 3x3), one block's two 3x3 convolutions (16 -> 16) and
+    # the heads' 1x1 convolutions (16 -> 2, 16 -> 1); then the heads' linear layers (50 -> 153; 25 -> 64 -> 1)
+    from santorini_az.bench import multiply_adds
+    from santorini_az.network import NetConfig, SantoriniNet, random_planes
+    by_hand = 25 * (9 * 9 * 16 + 2 * 16 * 9 * 16 + 16 * 2 + 16 * 1) + 50 * 153 + 25 * 64 + 64
+    assert multiply_adds(SantoriniNet(NetConfig(16, 1)).eval(), random_planes(3, seed=0)) == by_hand
+    # a layer the network does not use costs nothing, and batch normalisation is not counted
+    import torch
+    model = torch.nn.Sequential(torch.nn.Conv2d(2, 4, 3, padding=1, groups=2), torch.nn.BatchNorm2d(4))
+    assert multiply_adds(model, np.zeros((5, 2, 5, 5), np.float32)) == 25 * 4 * (2 // 2) * 9
+
+
+def test_matmul_rate_is_measured_and_leaves_torch_threads_alone():
+    import torch
+    from santorini_az.bench import matmul_gflops
+    before = torch.get_num_threads()
+    assert matmul_gflops(1, seconds=0.05) > 0
+    assert torch.get_num_threads() == before
+
+
 @pytest.mark.slow
 def test_bench_compile_path_runs():
     # The --compile path compiles in each worker before timing; check it runs and reports itself.
@@ -273,6 +294,9 @@ def test_bench_onnxruntime_backend_runs():
     from santorini_az.bench import BenchConfig, run_bench
     result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime"))
     assert result["backend"] == "onnxruntime" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
+    # its arithmetic: the 16x1 network's multiply-adds at the rate it ran, beside fp32's matrix multiply
+    assert result["network_gflops"] == pytest.approx(2 * result["multiply_adds"] * result["network_positions_per_s"] / 1e9, abs=0.1)
+    assert result["matmul_precision"] == "fp32" and result["matmul_gflops"] > 0
     with pytest.raises(ValueError, match="runs fp32 or int8 on the CPU"):
         BenchConfig(backend="onnxruntime", precision="bf16")
     with pytest.raises(ValueError, match="add --backend onnxruntime"):

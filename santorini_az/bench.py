@@ -45,6 +45,7 @@ class BenchConfig:
     compile: bool = False  # benchmark the torch.compile inference path
     backend: str = "torch"  # or "onnxruntime": the network exported to ONNX (chapter 31), fp32 on the CPU
     onnx: str | None = None  # the exported file the workers load (set by `run_bench` for the onnxruntime backend)
+    cuda_graphs: bool = False  # replay each batch size as a CUDA graph (chapter 14's BatchGraphs; device cuda only)
 
     def __post_init__(self):
         "Settings are checked here, before any worker starts: each problem is one sentence naming it."
@@ -59,6 +60,9 @@ class BenchConfig:
         if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"backend must be torch or onnxruntime, got {self.backend!r}")
         if self.backend == "onnxruntime" and ((self.device, self.compile) != ("cpu", False) or self.precision == "bf16"):
             raise ValueError("the onnxruntime backend runs fp32 or int8 on the CPU: drop --device, --compile and bf16")
+        if self.cuda_graphs and (self.device != "cuda" or self.backend != "torch"):
+            raise ValueError("--cuda-graphs needs --device cuda (and the torch backend)")
+        if self.cuda_graphs and self.compile: raise ValueError("--compile and --cuda-graphs: choose one")
         if self.precision == "int8" and self.backend != "onnxruntime":
             raise ValueError("int8 is onnxruntime's static quantization (chapter 31): add --backend onnxruntime")
 
@@ -67,7 +71,8 @@ class BenchConfig:
         if self.backend == "onnxruntime":
             from santorini_az.export import OnnxFactory
             return OnnxFactory(self.onnx, self.threads)
-        return NetworkFactory(self.checkpoint, self.net, self.precision, self.device, self.threads, self.seed, self.compile)
+        return NetworkFactory(self.checkpoint, self.net, self.precision, self.device, self.threads, self.seed, self.compile,
+                              self.cuda_graphs)
 
     def resolved(self) -> BenchConfig:
         "The config with `workers` and `threads` filled in."
@@ -85,7 +90,7 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
     try:
         evaluate = config.factory()()
         slots = max(1, config.games // config.workers)
-        if config.compile:  # compile now, for the full batch and then any batch size, so that no timing includes it
+        if config.compile or config.cuda_graphs:  # compile (or record) now, so that no timing includes it
             for size in (slots, max(1, slots - 1)): evaluate(random_planes(size, seed=size))
         rng = np.random.default_rng([config.seed, worker])
         search = SearchConfig(simulations=config.sims, dirichlet_fraction=0.25, temperature_plies=12)  # as in self-play
@@ -219,6 +224,7 @@ def run_bench(config: BenchConfig) -> dict:
                 games_per_hour=round(3600 * simulations / (config.sims * mean_length), 1) if mean_length else None,
                 peak_memory_mb=round(peak, 1), net=parse_net_size(config.net).name if not config.checkpoint else config.checkpoint,
                 precision=config.precision, device=config.device, compile=config.compile, backend=config.backend,
+                cuda_graphs=config.cuda_graphs,
                 onnx=config.onnx,  # the file onnxruntime ran (the int8 copy with --precision int8)
                 games=config.games, sims=config.sims,
                 workers=config.workers, threads=config.threads, seconds=config.seconds,
@@ -233,7 +239,7 @@ def bench_table(result: dict):
     "The bench result as a rich Table."
     from rich.table import Table
     table = Table(title=f"santorini_az bench: {result['net']} {result['precision']} on {result['device']} "
-                        f"({result.get('backend', 'torch')}), "
+                        f"({result.get('backend', 'torch')}{', CUDA graphs' if result.get('cuda_graphs') else ''}), "
                         f"{result['games']} games x {result['sims']} sims, {result['workers']} workers "
                         f"(CPU path: {result.get('cpu_path', '?')})")
     table.add_column("measure"); table.add_column("value", justify="right")

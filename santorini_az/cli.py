@@ -80,13 +80,14 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           checkpoint: str = typer.Option(None, help="Benchmark this checkpoint instead of a random net."),
           compile: bool = typer.Option(False, "--compile", help="Use torch.compile for the network (compiled first, not timed)."),
           backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, on the CPU; with --precision int8, quantized)."),
+          cuda_graphs: bool = typer.Option(False, "--cuda-graphs", help="With --device cuda: replay each batch size as a CUDA graph (one launch a call)."),
           json: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     "Measure network-only positions/s and self-play simulations/s in the same run, their ratio, the trees alone, and the network's GFLOP/s beside a matrix multiply's."
     from santorini_az.bench import BenchConfig, print_bench, run_bench
     if precision not in ("fp32", "bf16", "int8"): fail(f"precision must be fp32, bf16 or int8, got {precision!r}")
     if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
     try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup, checkpoint,
-                              compile=compile, backend=backend)
+                              compile=compile, backend=backend, cuda_graphs=cuda_graphs)
     except ValueError as e: fail(str(e))
     print_bench(run_bench(config), as_json=json)
 

@@ -62,6 +62,8 @@ class RunConfig:
     workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
     backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, or "onnxruntime-int8"
     device: str = "cpu"  # where the network searches and trains: "cpu", or "cuda" (one GPU, with backend "torch")
+    precision: str = "fp32"  # the searches' network with backend "torch": "fp32", or "bf16" where the hardware has it
+    cuda_graphs: bool = False  # device "cuda": replay each batch size of the searches' network as a CUDA graph (chapter 14)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
     arena: ArenaConfig = field(default_factory=ArenaConfig)
@@ -146,7 +148,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
 CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
-                                       "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"),
+                                       "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"), "precision": ("fp32", "bf16"),
                                        "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c
@@ -193,7 +195,17 @@ def check_settings(config, limits: dict = LIMITS) -> None:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
 
 def check_device(config: RunConfig) -> None:
-    "ValueError if the run asks for a GPU that torch does not see, or for one with a backend that runs on the CPU."
+    """ValueError if the run asks for a GPU that torch does not see, for one with a backend that runs on the CPU, or for
+    a number format or CUDA graphs that its backend and device cannot give."""
+    if config.precision == "bf16" and config.backend != "torch":
+        raise ValueError(f"setting 'precision'='bf16' runs on torch, not backend={config.backend!r}: add --set backend=torch")
+    if config.cuda_graphs and config.device != "cuda":
+        raise ValueError("setting 'cuda_graphs'=true needs a GPU: add --set device=cuda (or leave cuda_graphs off)")
+    if config.precision == "bf16" and config.device == "cpu":
+        from santorini_az.network import cpu_supports_bf16
+        if not cpu_supports_bf16():
+            raise ValueError("setting 'precision'='bf16' but this CPU does not multiply bf16 natively (AVX-512 BF16 or AMX): "
+                             "keep fp32")
     if config.device != "cuda": return
     if config.backend != "torch":
         raise ValueError(f"setting 'backend'={config.backend!r} runs the network on the CPU: with device=cuda use backend=torch")
@@ -201,6 +213,8 @@ def check_device(config: RunConfig) -> None:
     if not torch.cuda.is_available():
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
                          "use another preset, or --set device=cpu")
+    if config.precision == "bf16" and not torch.cuda.is_bf16_supported():
+        raise ValueError("setting 'precision'='bf16' but this GPU has no bf16 (an Ampere or newer GPU has): keep fp32")
 
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
@@ -229,6 +243,10 @@ def check_god_settings(config: RunConfig) -> None:
     s, plain = config.selfplay, SelfPlayConfig()
     if config.backend == "onnxruntime-int8":  # chapter 31 calibrates the int8 copy on mortal positions
         raise ValueError("setting 'backend'='onnxruntime-int8': a gods run uses backend=onnxruntime or torch")
+    for key in ("precision", "cuda_graphs"):  # chapter 11c's god network runs in fp32, one call at a time
+        if getattr(config, key) != getattr(RunConfig(), key):
+            raise ValueError(f"setting {key!r}={getattr(config, key)!r}: a gods run's network has no such knob "
+                             f"(keep {getattr(RunConfig(), key)!r})")
     for key in ("root_search", "full_search_share", "forced_playouts", "random_placements"):
         if getattr(s, key) != getattr(plain, key):
             raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "

@@ -69,7 +69,8 @@ def mortal_factory(checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
     if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
         from santorini_az.export import onnx_factory
         return onnx_factory(checkpoint, int8=config.backend == "onnxruntime-int8")
-    return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device)
+    return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device, precision=config.precision,
+                          cuda_graphs=config.cuda_graphs)
 
 def puzzle_checks(model: SantoriniNet) -> dict:
     "Chapter 9a's puzzles: the share of each kind that the network's policy solves."

@@ -30,7 +30,8 @@ from .mcts import legal_priors
 __all__ = ['net_sizes', 'BOARD', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'NetConfig', 'parse_net_size', 'ConvBN',
            'ResidualBlock', 'SantoriniNet', 'random_planes', 'count_parameters', 'CheckpointError', 'save_checkpoint',
            'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16', 'resolve_device',
-           'resolve_precision', 'NetworkEvaluator', 'NetworkFactory', 'measure_throughput', 'policy_value']
+           'resolve_precision', 'BatchGraphs', 'NetworkEvaluator', 'NetworkFactory', 'measure_throughput',
+           'policy_value']
 
 # %% ../nbs/04_network.ipynb #9e2a618f
 @dataclass(frozen=True)
@@ -236,16 +237,59 @@ def resolve_precision(precision: str, device: torch.device) -> str:
             return "fp32"
     return precision
 
+# %% ../nbs/04_network.ipynb #6cdc0d3f
+class BatchGraphs:
+    """`module` run on a few fixed batch sizes (powers of two from 8), each call padded up to the next one. On a GPU each
+    size is captured once as a CUDA graph and then replayed: one launch a call instead of one a layer, through pinned
+    memory. On a CPU the same buffers and sizes run the module directly (what a machine without a GPU can test)."""
+    def __init__(self, module: nn.Module, device: torch.device, dtype: torch.dtype):
+        self.module, self.device, self.dtype = module, device, dtype
+        self.cuda = device.type == "cuda"
+        self.pool = torch.cuda.graph_pool_handle() if self.cuda else None  # the sizes share their memory
+        self.sizes: dict[int, tuple] = {}  # batch size -> (pinned input, device input, graph, outputs)
+
+    @staticmethod
+    def padded(n: int) -> int: return max(8, 1 << (n - 1).bit_length())
+
+    def _capture(self, size: int) -> tuple:
+        "The buffers of batch `size`, and on a GPU its graph and the outputs it writes."
+        staging = torch.zeros((size, BOARD, BOARD, N_PLANES), pin_memory=self.cuda)
+        planes = torch.zeros((size, BOARD, BOARD, N_PLANES), device=self.device, dtype=self.dtype)
+        if not self.cuda: return staging, planes, None, None
+        side = torch.cuda.Stream()  # warm up off the default stream first: cuDNN chooses its kernels there
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3): self.module(planes)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self.pool): outputs = self.module(planes)
+        return staging, planes, graph, outputs
+
+    def __call__(self, planes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        "(logits [B, 153], values [B]) on the device for `planes` [B, 5, 5, 9] float32; read them before the next call."
+        n, size = len(planes), self.padded(len(planes))
+        if size not in self.sizes: self.sizes[size] = self._capture(size)
+        staging, inputs, graph, outputs = self.sizes[size]
+        staging[:n].copy_(torch.from_numpy(planes))
+        inputs[:n].copy_(staging[:n], non_blocking=self.cuda)  # rows n.. keep older positions: their outputs are dropped
+        if graph is None: outputs = self.module(inputs)
+        else: graph.replay()
+        return outputs[0][:n], outputs[1][:n]
+
 # %% ../nbs/04_network.ipynb #cc061a12
 class NetworkEvaluator:
-    "A network as an `evaluator.Evaluator` with fast inference: planes [B, 5, 5, 9] -> (logits [B, 153], values [B])."
-    def __init__(self, model: SantoriniNet, precision: str = "fp32", device: str = "auto", compile: bool = False):
+    """A network as an `evaluator.Evaluator` with fast inference: planes [B, 5, 5, 9] -> (logits [B, 153], values [B]).
+    `cuda_graphs`: replay each batch size as a CUDA graph (chapter 14, `BatchGraphs`); on a CPU only its batching runs."""
+    def __init__(self, model: SantoriniNet, precision: str = "fp32", device: str = "auto", compile: bool = False,
+                 cuda_graphs: bool = False):
+        if compile and cuda_graphs: raise ValueError("compile and cuda_graphs: choose one")
         self.device = resolve_device(device)
         self.precision = resolve_precision(precision, self.device)
         self.dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
         self.config = model.config
         module = fold_batchnorm(model).to(self.device, self.dtype).to(memory_format=torch.channels_last)
         self.module = torch.compile(module) if compile else module
+        self.graphs = BatchGraphs(module, self.device, self.dtype) if cuda_graphs else None
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         planes = np.asarray(planes, dtype=np.float32)
@@ -253,7 +297,8 @@ class NetworkEvaluator:
             raise ValueError(f"expected planes of shape [B, 5, 5, 9], got {list(planes.shape)}")
         if len(planes) == 0: return np.zeros((0, N_ACTIONS), np.float32), np.zeros(0, np.float32)
         with torch.inference_mode():
-            logits, values = self.module(torch.from_numpy(planes).to(self.device, self.dtype))
+            if self.graphs: logits, values = self.graphs(planes)
+            else: logits, values = self.module(torch.from_numpy(planes).to(self.device, self.dtype))
             return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
     def __repr__(self): return f"NetworkEvaluator({self.config.name}, {self.precision}, {self.device.type})"
@@ -269,6 +314,7 @@ class NetworkFactory:
     threads: int = 1  # torch threads in the process that builds it; 0 leaves torch's default
     seed: int = 0
     compile: bool = False  # torch.compile the folded network (opt-in; compiling takes seconds to a minute)
+    cuda_graphs: bool = False  # replay each batch size as a CUDA graph (chapter 14)
 
     def __call__(self) -> NetworkEvaluator:
         if self.threads: torch.set_num_threads(self.threads)
@@ -276,7 +322,7 @@ class NetworkFactory:
         else:
             torch.manual_seed(self.seed)
             model = SantoriniNet(parse_net_size(self.net))
-        return NetworkEvaluator(model, self.precision, self.device, compile=self.compile)
+        return NetworkEvaluator(model, self.precision, self.device, compile=self.compile, cuda_graphs=self.cuda_graphs)
 
 # %% ../nbs/04_network.ipynb #53003dd2
 def measure_throughput(evaluator, batch_size: int, seconds: float = 3.0, warmup: int = 3) -> float:

@@ -18,7 +18,7 @@ from santorini_az.god_search import god_search_player, random_god_opening
 from santorini_az.god_training import load_god_checkpoint
 from santorini_az.gods import GODS, god_legal_turns
 from santorini_az.loop import plan
-from santorini_az.network import NetConfig
+from santorini_az.network import NetConfig, cpu_supports_bf16
 from santorini_az.rundir import RunDirectory, read_records
 from santorini_az.selfplay import SelfPlayConfig, games_to_examples
 from tests.conftest import CLI, refuse_a_second_writer_then_kill, run_cli_forked, train_resume
@@ -78,6 +78,8 @@ def test_unknown_god_reference_is_named():
 @pytest.mark.parametrize("args, message", [
     (["--set", "selfplay.root_search=gumbel"], "'selfplay.root_search'='gumbel': a gods run's engine has no such knob"),
     (["--set", "backend=onnxruntime-int8"], "a gods run uses backend=onnxruntime or torch"),
+    pytest.param(["--set", "precision=bf16", "--set", "backend=torch"], "'precision'='bf16': a gods run's network has no such knob",
+                 marks=pytest.mark.skipif(not cpu_supports_bf16(), reason="this CPU has no bf16: refused earlier, for that")),
     (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
     (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
 def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):

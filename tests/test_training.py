@@ -21,6 +21,7 @@ from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_sc
                                 wilson_interval, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
 from santorini_az.progress import Progress
+from santorini_az.network import cpu_supports_bf16
 from santorini_az.rundir import RunDirectory, Record, read_records, append_record
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
@@ -402,6 +403,12 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     pytest.param(["bench", "--device", "cuda"], "no CUDA GPU",
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
     (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
+    (["bench", "--cuda-graphs"], "--cuda-graphs needs --device cuda"),
+    (["train", "--set", "precision=bf16"], "'precision'='bf16' runs on torch, not backend='onnxruntime'"),
+    (["train", "--set", "precision=fp16"], "'precision' must be one of fp32, bf16"),
+    (["train", "--set", "cuda_graphs=true"], "'cuda_graphs'=true needs a GPU"),
+    pytest.param(["train", "--set", "precision=bf16", "--set", "backend=torch"], "does not multiply bf16 natively",
+                 marks=pytest.mark.skipif(cpu_supports_bf16(), reason="this CPU multiplies bf16 natively")),
     (["bench", "--precision", "int8"], "add --backend onnxruntime"),
     (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),
     (["train", "--set", "selfplay.simulations=100000"], "for the search trees, more than this machine can give"),
@@ -444,6 +451,20 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
     assert not (tmp_path / "runs").exists()  # refused before anything was written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe"] and (tmp_path / "pipe").is_fifo()
+
+
+def test_the_runs_precision_and_cuda_graphs_reach_the_searches_network():
+    "precision and cuda_graphs are settings of the network the searches build (mortal_factory), not of training."
+    from santorini_az.loop import mortal_factory
+    from santorini_az.arena import CHAMPION
+    config = apply_overrides(preset("tiny"), ["backend=torch", "precision=bf16", "cuda_graphs=true"])
+    factory = mortal_factory(CHAMPION, config)
+    assert (factory.precision, factory.cuda_graphs, factory.device) == ("bf16", True, "cpu")
+    plain = mortal_factory(CHAMPION, preset("tiny"))
+    assert (plain.precision, plain.cuda_graphs) == ("fp32", False)
+    if cpu_supports_bf16():  # where it is native, the searches' network does run in bf16
+        evaluator = mortal_factory(CHAMPION, apply_overrides(preset("tiny"), ["backend=torch", "precision=bf16"]))()
+        assert evaluator.precision == "bf16" and evaluator.graphs is None
 
 
 def test_the_shipped_champion_loads_and_beats_greedy():

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The gpu preset on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands only:
-#   1. bench: the network alone, self-play, and the trees alone (a network that costs nothing), by worker count;
-#   2. `train --preset gpu --hours HOURS` with the fastest worker count, detached, so that it can outlive one call;
+#   1. bench: the network alone, self-play, and the trees alone (a network that costs nothing), by worker count; then,
+#      with the faster count, bf16 and CUDA graphs (chapter 14) against fp32 without, and the 128x10 network the fastest way;
+#   2. `train --preset gpu --hours HOURS` with the fastest worker count and network settings, detached, so that it can
+#      outlive one call;
 #   3. the run's records, config, report, log and champion checkpoint copied to OUTDIR.
 # Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when the run has finished or DEADLINE_S
 # seconds after it started (default 570); called again while the run is still going, it only waits and copies
@@ -46,8 +48,23 @@ if [ ! -f /tmp/train.pid ]; then
       --json | tee -a /tmp/bench.jsonl
   done
   best=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(max(rows, key=lambda r: r["selfplay_sims_per_s"])["workers"] if rows else 8)' /tmp/bench.jsonl)
-  echo "== 2. train --preset gpu --hours $hours with $best workers (detached), after $(( $(date +%s) - start )) s"
-  setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set workers=$best --set device=$device $extra \
+  echo "== 1b. with $best workers: bf16, and CUDA graphs (chapter 14), against fp32 without; then 128x10"
+  if [ "$device" = cuda ]; then
+    for variant in "--precision bf16" "--cuda-graphs" "--precision bf16 --cuda-graphs"; do
+      timeout 120 $sa bench --device $device --net 64x6 --workers $best --games 1536 --sims 128 --seconds 3 --warmup 2 \
+        $variant --json | tee -a /tmp/bench.jsonl
+    done
+  fi
+  network=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+rows=[r for r in rows if r["workers"]==int(sys.argv[2])]; r=max(rows, key=lambda r: r["selfplay_sims_per_s"]) if rows else {}
+print("--set precision=%s --set cuda_graphs=%s" % (r.get("precision", "fp32"), str(r.get("cuda_graphs", False)).lower()))' /tmp/bench.jsonl $best)
+  if [ "$device" = cuda ]; then  # the issue's figure: the network alone at 128x10, the fastest way found
+    timeout 150 $sa bench --device $device --net 128x10 --workers $best --games 1536 --sims 128 --seconds 3 --warmup 2 \
+      $(echo "$network" | sed 's/--set precision=/--precision /; s/ --set cuda_graphs=true/ --cuda-graphs/; s/ --set cuda_graphs=false//') \
+      --json | tee -a /tmp/bench.jsonl
+  fi
+  echo "== 2. train --preset gpu --hours $hours with $best workers, $network (detached), after $(( $(date +%s) - start )) s"
+  setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set workers=$best --set device=$device $network $extra \
     > /tmp/train.log 2>&1 &
   echo $! > /tmp/train.pid
 fi

@@ -245,7 +245,6 @@ class BatchGraphs:
     def __init__(self, module: nn.Module, device: torch.device, dtype: torch.dtype):
         self.module, self.device, self.dtype = module, device, dtype
         self.cuda = device.type == "cuda"
-        self.pool = torch.cuda.graph_pool_handle() if self.cuda else None  # the sizes share their memory
         self.sizes: dict[int, tuple] = {}  # batch size -> (pinned input, device input, graph, outputs)
 
     @staticmethod
@@ -253,6 +252,10 @@ class BatchGraphs:
 
     def _capture(self, size: int) -> tuple:
         "The buffers of batch `size`, and on a GPU its graph and the outputs it writes."
+        with torch.inference_mode(False), torch.no_grad():  # plain tensors: a capture begun in inference mode can fail
+            return self._record(size)
+
+    def _record(self, size: int) -> tuple:
         staging = torch.zeros((size, BOARD, BOARD, N_PLANES), pin_memory=self.cuda)
         planes = torch.zeros((size, BOARD, BOARD, N_PLANES), device=self.device, dtype=self.dtype)
         if not self.cuda: return staging, planes, None, None
@@ -262,7 +265,7 @@ class BatchGraphs:
             for _ in range(3): self.module(planes)
         torch.cuda.current_stream().wait_stream(side)
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=self.pool): outputs = self.module(planes)
+        with torch.cuda.graph(graph): outputs = self.module(planes)  # its own memory: sizes replay in any order
         return staging, planes, graph, outputs
 
     def __call__(self, planes: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:

@@ -405,3 +405,19 @@ def test_policy_value_of_finished_game(net):
     assert state.is_over()
     policy, value = policy_value(net, state)
     assert not policy.any() and -1 <= value <= 1
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(),
+                                                                                         reason="no CUDA GPU here"))])
+def test_cuda_graphs_give_the_plain_evaluators_answers_at_every_batch_size(device):
+    # On a GPU the batches replay recorded CUDA graphs; on a CPU the same padded buffers run the module directly.
+    from santorini_az.network import NetworkEvaluator, NetConfig, SantoriniNet, random_planes
+    torch.manual_seed(0)
+    net = SantoriniNet(NetConfig(16, 2)).eval()
+    plain, graphed = NetworkEvaluator(net, device=device), NetworkEvaluator(net, device=device, cuda_graphs=True)
+    for n in (1, 8, 9, 33, 5):  # a size seen before (8) replays; the pad rows keep older positions, which must not leak
+        planes = random_planes(n, seed=n)
+        for mine, theirs in zip(graphed(planes), plain(planes)):
+            assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-4
+    assert sorted(graphed.graphs.sizes) == [8, 16, 64]
+    with pytest.raises(ValueError, match="choose one"): NetworkEvaluator(net, device=device, compile=True, cuda_graphs=True)

@@ -49,8 +49,24 @@ if [ ! -f /tmp/train.pid ]; then
   done
   best=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(max(rows, key=lambda r: r["selfplay_sims_per_s"])["workers"] if rows else 8)' /tmp/bench.jsonl)
   echo "== 1b. with $best workers: bf16, and CUDA graphs (chapter 14), against fp32 without; then 128x10"
+  variants="--precision bf16"
+  if [ "$device" = cuda ] && python3 - <<'EOF'
+import numpy as np, torch
+from santorini_az.network import NetworkEvaluator, NetConfig, SantoriniNet, random_planes
+torch.manual_seed(0)
+net = SantoriniNet(NetConfig(64, 6)).eval()
+for precision, tolerance in (("fp32", 1e-3), ("bf16", 0.1)):
+    plain, graphed = (NetworkEvaluator(net, precision, "cuda", cuda_graphs=g) for g in (False, True))
+    batches = [random_planes(n, seed=n) for n in (1, 100, 8, 700, 3)]
+    worst = max(float(np.abs(a - b).max()) for x in batches for a, b in zip(graphed(x), plain(x)))
+    print(f"CUDA graphs against the plain evaluator, {precision}: largest difference {worst:.2g}")
+    assert worst < tolerance
+EOF
+  then variants="$variants|--cuda-graphs|--precision bf16 --cuda-graphs"
+  else echo "CUDA graphs: not benchmarked (no GPU, or their answers differ: see above)"; fi
   if [ "$device" = cuda ]; then
-    for variant in "--precision bf16" "--cuda-graphs" "--precision bf16 --cuda-graphs"; do
+    IFS='|' read -ra list <<< "$variants"
+    for variant in "${list[@]}"; do
       timeout 120 $sa bench --device $device --net 64x6 --workers $best --games 1536 --sims 128 --seconds 3 --warmup 2 \
         $variant --json | tee -a /tmp/bench.jsonl
     done

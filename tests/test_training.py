@@ -664,3 +664,17 @@ def test_a_match_without_searches_splits_over_the_pool():
     assert split == outcomes(me, alphabeta, 5)
     greedy = outcomes(me, GreedyPlayer(), 6)
     assert len(greedy) == 6 and all(o.plies > 0 for o in greedy)
+
+
+def test_train_step_rate_times_the_presets_step_and_refuses_a_missing_games_folder(tmp_path):
+    # tools/train_step_rate.py (chapter 12's training figures): one JSON line; bad input is one sentence and exit 2
+    import subprocess, sys
+    tool = [sys.executable, str(Path(__file__).parent.parent / "tools" / "train_step_rate.py")]
+    done = subprocess.run(tool + ["--steps", "2", "--threads", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    assert row["batch"] == 256 and row["positions"] == "random" and row["fp32_step_s"] > 0
+    assert row["multiply_adds_forward"] > 1_919_714  # the 32x4 network's own, plus the reach maps' head
+    assert ("bf16_autocast_step_s" in row) == cpu_supports_bf16()
+    done = subprocess.run(tool + ["--games", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip().endswith("is not a folder") and "Traceback" not in done.stderr

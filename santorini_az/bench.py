@@ -181,13 +181,12 @@ def run_bench(config: BenchConfig) -> dict:
     "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
     import multiprocessing, tempfile
     config = config.resolved()
+    import torch
+    torch.manual_seed(config.seed)  # the same random network as NetworkFactory(net, seed) makes
     model = load_checkpoint(config.checkpoint)[0] if config.checkpoint else SantoriniNet(parse_net_size(config.net))
     macs = multiply_adds(model.eval(), random_planes(1, seed=0))
     if config.backend == "onnxruntime" and config.onnx is None:  # export once, here; the workers only load
-        import torch
         from santorini_az.export import export_onnx
-        torch.manual_seed(config.seed)  # the same random network as NetworkFactory(net, seed) makes
-        model = config.checkpoint or SantoriniNet(parse_net_size(config.net))
         exported = export_onnx(model, Path(tempfile.mkdtemp()) / "bench.onnx")
         if config.precision == "int8":
             from santorini_az.export import game_positions, quantize_int8

@@ -250,12 +250,10 @@ class BatchGraphs:
     @staticmethod
     def padded(n: int) -> int: return max(8, 1 << (n - 1).bit_length())
 
+    @torch.inference_mode(False)  # plain tensors: a capture begun in inference mode can fail
+    @torch.no_grad()
     def _capture(self, size: int) -> tuple:
         "The buffers of batch `size`, and on a GPU its graph and the outputs it writes."
-        with torch.inference_mode(False), torch.no_grad():  # plain tensors: a capture begun in inference mode can fail
-            return self._record(size)
-
-    def _record(self, size: int) -> tuple:
         staging = torch.zeros((size, BOARD, BOARD, N_PLANES), pin_memory=self.cuda)
         planes = torch.zeros((size, BOARD, BOARD, N_PLANES), device=self.device, dtype=self.dtype)
         if not self.cuda: return staging, planes, None, None

@@ -3,14 +3,13 @@ bf16 autocast (not a loop setting: what bf16 could buy training where the CPU mu
 
     .venv/bin/python tools/train_step_rate.py [--games RUN/games] [--threads 2] [--steps 100]
 
-One JSON line: the seconds a step of 256 positions (the trainer with the reach maps' head, AdamW), the best of two
-timed rounds after a warm-up: positions sampled as the loop samples them from the last 8 generations of a run's game
-files (`--games`, e.g. runs/cpu/games after the README's command), or random ones (about 15% slower here, for reasons
-not looked into); and the multiply-adds a position of the step's forward pass (chapter 22's
+One JSON line: the seconds a step of 256 positions (the trainer with the reach maps' head, AdamW), the best of three
+rounds of --steps steps after a warm-up, fp32 and bf16 autocast taking turns. The positions are sampled as the loop
+samples them from the last 8 generations of a run's game files (`--games`, e.g. runs/cpu/games after the README's
+command), or random ones (about 15% slower here, for reasons not looked into). Also the multiply-adds a position of the step's forward pass (chapter 22's
 `multiply_adds`): a step computes about 3 x 2 x that x 256 FLOP (the backward pass costs about twice the forward).
 Chapter 12 ("How close to the machine") quotes it. Run it with nothing else on the machine."""
 import argparse
-import contextlib
 import json
 import sys
 import time

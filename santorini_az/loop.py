@@ -37,7 +37,8 @@ from .progress import Progress, summary_line
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan',
-           'start_config', 'iteration_seconds', 'measured_before', 'check_run_files', 'run_training']
+           'start_config', 'iteration_seconds', 'measured_before', 'evaluation_seconds', 'check_run_files',
+           'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -303,17 +304,24 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
     return config
 
 # %% ../nbs/10a_loop.ipynb #14c265cc
-def iteration_seconds(records: list[Record]) -> dict[int, float]:
-    "Seconds each finished iteration took (the sum of its stages' seconds), by iteration."
+def iteration_seconds(records: list[Record], without: tuple[str, ...] = ()) -> dict[int, float]:
+    "Seconds each finished iteration took (the sum of its stages' seconds, the stages `without` left out), by iteration."
     finished = {r.iteration for r in records if r.stage == STAGES[-1]}
     seconds: dict[int, float] = {}
     for r in records:
-        if r.iteration in finished: seconds[r.iteration] = seconds.get(r.iteration, 0.0) + r.seconds
+        if r.iteration in finished and r.stage not in without:
+            seconds[r.iteration] = seconds.get(r.iteration, 0.0) + r.seconds
     return seconds
 
 def measured_before(records: list[Record], iteration: int) -> list[float]:
-    "The seconds of the iterations finished before `iteration` (iteration 0, the setup, not counted): what plans use."
-    return [s for i, s in sorted(iteration_seconds(records).items()) if 0 < i < iteration]
+    """The seconds of the iterations finished before `iteration` (iteration 0, the setup, not counted), without their
+    evaluations: what plans use."""
+    return [s for i, s in sorted(iteration_seconds(records, without=("evaluate",)).items()) if 0 < i < iteration]
+
+def evaluation_seconds(records: list[Record]) -> float:
+    "The seconds of the latest evaluation played (0 before one): what plans add for each one due."
+    played = [r.seconds for r in records if r.stage == "evaluate" and not r.values.get("skipped")]
+    return played[-1] if played else 0.0
 
 
 # %% ../nbs/10a_loop.ipynb #804250a8
@@ -375,7 +383,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
                 if budget and budget.fills and iteration > 0:
-                    budget.plan_for(iteration, measured_before(records, iteration), progress.say)
+                    budget.plan_for(iteration, measured_before(records, iteration), progress.say,
+                                    evaluation_seconds(records), config.arena.every)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break

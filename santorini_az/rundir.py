@@ -21,7 +21,7 @@ from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
-           'remove_stale_temporaries', 'plan_iterations', 'load_plan', 'TimeBudget', 'within_share']
+           'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'load_plan', 'TimeBudget', 'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -142,19 +142,29 @@ def remove_stale_temporaries(run: RunDirectory) -> list[Path]:
     return stale
 
 # %% ../nbs/23_rundir.ipynb #f84df3b9
-def plan_iterations(iteration: int, left: float, measured: list[float]) -> dict:
-    """The plan made as `iteration` starts, with `left` seconds of the budget left and `measured` the seconds of the
-    iterations finished so far: the last iteration planned (None before one is measured), whether this is it, and why."""
+def evaluations_due(first: int, count: int, every: int) -> int:
+    "How many of the `count` iterations from `first` on evaluate: each multiple of `every`, and the last always."
+    last = first + count - 1
+    return last // every - (first - 1) // every + (last % every != 0)
+
+def plan_iterations(iteration: int, left: float, measured: list[float], evaluation: float = 0.0,
+                    every: int = 1) -> dict:
+    """The plan made as `iteration` starts, with `left` seconds of the budget left, `measured` the seconds of the
+    iterations finished so far without their evaluations, `evaluation` the seconds of the latest evaluation and `every`
+    how often one is due: the last iteration planned (None before one is measured), whether this is it, and why."""
     if not measured:
         return {"iteration": iteration, "iterations": None, "last": left <= 0,
                 "why": "nothing measured yet: this iteration's time sets the plan"}
     recent = measured[-4:]
     each = sum(recent) / len(recent)
-    more = max(1, int(left // each))  # this one included; rounded down: no iteration is planned past the budget
+    def needs(count: int) -> float: return count * each + evaluations_due(iteration, count, every) * evaluation
+    more = max(1, int(left // each))  # this one included; no iteration is planned past the budget...
+    while more > 1 and needs(more) > left: more -= 1  # ...nor an evaluation (the last iteration's always runs)
     return {"iteration": iteration, "iterations": iteration - 1 + more, "last": more == 1,
             "seconds_left": round(left, 1), "seconds_per_iteration": round(each, 2),
-            "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last "
-                   f"{len(recent)}): {more} more, this one included"}
+            "seconds_per_evaluation": round(evaluation, 2),
+            "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last {len(recent)}) "
+                   f"and {evaluation:.1f} s per evaluation: {more} more, this one included"}
 
 # %% ../nbs/23_rundir.ipynb #da4f3a8d
 def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
@@ -177,12 +187,14 @@ class TimeBudget:
     def spent(self) -> float: return self.spent_before + time.time() - self.session_start
     def left(self) -> float: return self.seconds - self.spent()
 
-    def plan_for(self, iteration: int, measured: list[float], say: Callable[[str], None] = print) -> dict:
+    def plan_for(self, iteration: int, measured: list[float], say: Callable[[str], None] = print,
+                 evaluation: float = 0.0, every: int = 1) -> dict:
         """The plan of `iteration`: the one made when it started (unless the budget changed since), or a new one from
-        `measured`, the seconds of the iterations finished before it; saved."""
+        `measured`, the seconds of the iterations finished before it without their evaluations (`evaluation` seconds
+        each, one every `every` iterations and in the last: see `plan_iterations`); saved."""
         plan = self.plans.get(iteration)
         if plan is None or plan["budget_seconds"] != self.seconds:
-            plan = {**plan_iterations(iteration, self.left(), measured), "budget_seconds": self.seconds}
+            plan = {**plan_iterations(iteration, self.left(), measured, evaluation, every), "budget_seconds": self.seconds}
             self.plans[iteration] = plan
             self.save()
             last = "the last" if plan["last"] else f"of {plan['iterations'] or '?'}"

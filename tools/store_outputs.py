@@ -7,6 +7,7 @@ seed everything, keep timings and progress bars out of stored outputs; running t
     python tools/store_outputs.py --slow nbs/28_cluster.ipynb    # run the `slow` cells too, and store theirs
 """
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,11 +26,22 @@ def drop_widget_views(path: Path) -> None:
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 
-slow = "--slow" in sys.argv
-for name in [a for a in sys.argv[1:] if a != "--slow"]:
+def store(name: str, slow: bool) -> None:
+    "Run the chapter `name` top to bottom and store its outputs (exit naming it if a cell fails)."
     path = Path(name).resolve()
     ok, seconds = test_nb(path, skip_flags=[] if slow else ["slow"], save=True)
     if not ok: sys.exit(f"{name}: FAILED (nothing stored)")
     drop_widget_views(path)
     nbdev_clean(fname=str(path))
     print(f"{name}: stored in {seconds:.0f}s")
+
+
+if __name__ == "__main__":
+    slow = "--slow" in sys.argv
+    for name in [a for a in sys.argv[1:] if a != "--slow"]:
+        # Each chapter in a process of its own, as a learner's fresh kernel runs it: a chapter may change its process's
+        # state (torch's thread count, above all), and the next chapter's float rounding with it.
+        done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import store_outputs; "
+                               "store_outputs.store(sys.argv[2], sys.argv[3] == 'slow')",
+                               str(Path(__file__).parent), name, "slow" if slow else "-"])
+        if done.returncode: sys.exit(done.returncode)

@@ -1,0 +1,63 @@
+"tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells and the cells listed as varying with the CPU are not compared."
+import importlib.util
+import json
+from pathlib import Path
+
+spec = importlib.util.spec_from_file_location("check_outputs", Path(__file__).parent.parent / "tools" / "check_outputs.py")
+check_outputs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(check_outputs)
+
+
+def code(cell_id, source, *outputs):
+    return {"cell_type": "code", "id": cell_id, "source": source, "metadata": {}, "execution_count": None,
+            "outputs": list(outputs)}
+
+
+def stream(text): return {"output_type": "stream", "name": "stdout", "text": text}
+def result(**data): return {"output_type": "execute_result", "data": data, "metadata": {}, "execution_count": None}
+
+
+def chapter(folder: Path, name: str, *cells) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": [{"cell_type": "markdown", "id": "m", "source": "# A chapter", "metadata": {}},
+                                          *cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def test_a_stale_output_is_named_and_fails(tmp_path, capsys):
+    stored, run = tmp_path / "nbs", tmp_path / "run"
+    chapter(stored, "33_cli.ipynb", code("a", "print(1)", stream("1\n")),
+            code("b", "settings()", stream("settings are: name, preset, seed\n")))
+    chapter(run, "33_cli.ipynb", code("a", "print(1)", stream("1\n")),
+            code("b", "settings()", stream("settings are: name, preset, game, seed\n")))
+    assert check_outputs.main(run, stored) == 1
+    message = capsys.readouterr().err
+    assert "33_cli.ipynb, code cell 2 (id b): line 1: stored 'settings are: name, preset, seed'" in message
+    assert "now 'settings are: name, preset, game, seed'" in message and "store_outputs.py" in message
+
+
+def test_pictures_slow_cells_and_cpu_dependent_cells_are_not_compared(tmp_path):
+    stored, run = tmp_path / "nbs", tmp_path / "run"
+    varying = next(cell for chapter_name, cell in check_outputs.VARIES if chapter_name == "10b_god_training.ipynb")
+    chapter(stored, "10b_god_training.ipynb",
+            code("p", "plot()", result(**{"image/png": "AAAA", "text/plain": "<Figure size 640x480 with 1 Axes>"})),
+            code("s", "#| slow\nbench()", ),
+            code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.66}"})))
+    chapter(run, "10b_god_training.ipynb",
+            code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 1 Axes>"})),
+            code("s", "#| slow\nbench()", stream("12,345 positions/s\n")),
+            code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.65}"})))
+    assert check_outputs.main(run, stored) == 0
+    # ... but the picture's text, and a result that is not a picture, are compared
+    chapter(run, "10b_god_training.ipynb",
+            code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 2 Axes>"})))
+    assert check_outputs.main(run, stored) == 1
+
+
+def test_the_varying_cells_exist():
+    "Every cell listed as varying with the CPU is still in its chapter (an id that no longer exists would hide nothing)."
+    nbs = Path(__file__).parent.parent / "nbs"
+    for chapter_name, cell_id in check_outputs.VARIES:
+        ids = {c.get("id") for c in json.loads((nbs / chapter_name).read_text())["cells"]}
+        assert cell_id in ids, (chapter_name, cell_id)

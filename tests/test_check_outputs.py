@@ -1,4 +1,4 @@
-"tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells and the cells listed as varying with the CPU are not compared."
+"tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells, the cells listed as varying with the CPU, and chapters stored on another kind of machine are not compared."
 import importlib.util
 import json
 from pathlib import Path
@@ -17,6 +17,16 @@ def stream(text): return {"output_type": "stream", "name": "stdout", "text": tex
 def result(**data): return {"output_type": "execute_result", "data": data, "metadata": {}, "execution_count": None}
 
 
+HERE = "the test machine"
+
+
+def stored_here(folder: Path, *names) -> Path:
+    "A record saying the chapters `names` were stored on HERE."
+    record = folder / "stored_outputs.json"
+    record.write_text(json.dumps({"chapters": {name: HERE for name in names}}))
+    return record
+
+
 def chapter(folder: Path, name: str, *cells) -> Path:
     path = folder / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -31,7 +41,7 @@ def test_a_stale_output_is_named_and_fails(tmp_path, capsys):
             code("b", "settings()", stream("settings are: name, preset, seed\n")))
     chapter(run, "33_cli.ipynb", code("a", "print(1)", stream("1\n")),
             code("b", "settings()", stream("settings are: name, preset, game, seed\n")))
-    assert check_outputs.main(run, stored) == 1
+    assert check_outputs.main(run, stored, stored_here(tmp_path, "33_cli.ipynb"), HERE) == 1
     message = capsys.readouterr().err
     assert "33_cli.ipynb, code cell 2 (id b): line 1: stored 'settings are: name, preset, seed'" in message
     assert "now 'settings are: name, preset, game, seed'" in message and "store_outputs.py" in message
@@ -48,11 +58,38 @@ def test_pictures_slow_cells_and_cpu_dependent_cells_are_not_compared(tmp_path):
             code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 1 Axes>"})),
             code("s", "#| slow\nbench()", stream("12,345 positions/s\n")),
             code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.65}"})))
-    assert check_outputs.main(run, stored) == 0
+    record = stored_here(tmp_path, "10b_god_training.ipynb")
+    assert check_outputs.main(run, stored, record, HERE) == 0
     # ... but the picture's text, and a result that is not a picture, are compared
     chapter(run, "10b_god_training.ipynb",
             code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 2 Axes>"})))
-    assert check_outputs.main(run, stored) == 1
+    assert check_outputs.main(run, stored, record, HERE) == 1
+
+
+def test_a_chapter_stored_on_another_kind_of_machine_is_listed_not_compared(tmp_path, capsys):
+    stored, run = tmp_path / "nbs", tmp_path / "run"
+    chapter(stored, "14_fast_inference.ipynb", code("a", "compare()", stream("bf16 vs fp32: max 0.0355\n")))
+    chapter(run, "14_fast_inference.ipynb", code("a", "compare()", stream("bf16 is not native here: fp32\n")))
+    record = tmp_path / "stored_outputs.json"
+    record.write_text(json.dumps({"chapters": {"14_fast_inference.ipynb": "an AVX-512 machine"}}))
+    assert check_outputs.main(run, stored, record, "an AVX2 machine") == 0
+    assert "1 chapter not compared, stored on an AVX-512 machine (this is an AVX2 machine): 14_fast_inference.ipynb" in capsys.readouterr().out
+    assert check_outputs.main(run, stored, record, "an AVX-512 machine") == 1
+
+
+def test_store_outputs_records_the_machine(tmp_path):
+    record = tmp_path / "stored_outputs.json"
+    check_outputs.record_stored("04_network.ipynb", record)
+    check_outputs.record_stored("01_game.ipynb", record)
+    assert list(check_outputs.stored_on(record)) == ["01_game.ipynb", "04_network.ipynb"]
+    assert set(check_outputs.stored_on(record).values()) == {check_outputs.machine()}
+    assert "threads, torch" in check_outputs.machine()
+
+
+def test_every_chapter_has_a_machine_recorded():
+    "A chapter without a record would never be compared: store_outputs.py records one each time it stores."
+    nbs = Path(__file__).parent.parent / "nbs"
+    assert {p.name for p in nbs.glob("*.ipynb")} <= set(check_outputs.stored_on())
 
 
 def test_the_varying_cells_exist():

@@ -3,6 +3,10 @@ code changed but whose outputs were not stored again (tools/store_outputs.py) sh
 longer gives. The test command runs every chapter in a copy of nbs/ with `nbdev-test --save`; this compares the text
 each code cell printed there with the text stored in nbs/, cell by cell, and names every cell that differs.
 
+Float rounding differs between CPUs (their vector units, torch's kernels for them, the number of threads), so a chapter
+is compared only on the kind of machine its outputs were stored on: store_outputs.py records it for each chapter in
+nbs/data/stored_outputs.json (`machine()`); on another kind the chapter is listed as not compared.
+
 Compared: printed text and the text forms of results (plain, markdown, HTML), not pictures (PNG and SVG bytes depend on
 the plotting libraries' versions, not on what the chapter computes). Not compared: cells marked `slow` (their outputs
 are not stored, see store_outputs.py), chapters the copy did not run (unchanged there), and the cells in `VARIES`,
@@ -11,10 +15,12 @@ whose figures come from float32 training and so differ from one CPU to another (
     python tools/check_outputs.py _outputs/nbs      # the executed copies; the stored chapters are read from ./nbs
 """
 import json
+import platform
 import sys
 from pathlib import Path
 
 TEXT_KINDS = ("text/plain", "text/markdown", "text/html", "text/latex")
+RECORD = Path(__file__).resolve().parent.parent / "nbs" / "data" / "stored_outputs.json"  # chapter -> the machine its outputs were stored on
 
 # (chapter, cell id) -> what in it depends on the CPU's float32 rounding. Keep it short: a cell belongs here only if a
 # rerun on another CPU changes it, never because it was not stored again.
@@ -24,6 +30,32 @@ VARIES = {
     ("10a_loop.ipynb", "76b4f149"): "a one-iteration tiny run's stage lines",
     ("10b_god_training.ipynb", "c31bb9f2"): "losses after 60 training steps",
 }
+
+
+def machine() -> str:
+    "The kind of machine, as far as float rounding goes: the CPU model, torch's CPU path, the cores torch uses, torch."
+    import torch
+    from santorini_az.bench import cpu_path
+    cpu = {}
+    if Path("/proc/cpuinfo").exists():
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            cpu.setdefault(key.strip(), value.strip())
+    model = f"{cpu.get('model name', platform.processor())} (family {cpu.get('cpu family', '?')}, model {cpu.get('model', '?')})"
+    return f"{model}, {cpu_path()}, {torch.get_num_threads()} threads, torch {torch.__version__}"
+
+
+def stored_on(record: Path = RECORD) -> dict[str, str]:
+    "The machine each chapter's outputs were stored on (empty before any was recorded)."
+    return json.loads(record.read_text())["chapters"] if record.exists() else {}
+
+
+def record_stored(chapter: str, record: Path = RECORD) -> None:
+    "Note in `record` that `chapter`'s outputs were just stored on this machine."
+    chapters = {**stored_on(record), chapter: machine()}
+    record.write_text(json.dumps({"about": "The machine each chapter's stored outputs were made on (tools/store_outputs.py "
+                                  "writes it, tools/check_outputs.py compares a chapter only on the same kind).",
+                                  "chapters": dict(sorted(chapters.items()))}, indent=1) + "\n")
 
 
 def is_slow(cell: dict) -> bool:
@@ -65,14 +97,24 @@ def differences(stored_path: Path, run_path: Path) -> list[str]:
     return found
 
 
-def main(run_dir: Path, stored_dir: Path = Path("nbs")) -> int:
-    "Print what differs between the chapters run in `run_dir` and those stored in `stored_dir`; 1 if anything does."
-    found = []
+def main(run_dir: Path, stored_dir: Path = Path("nbs"), record: Path = RECORD, here: str | None = None) -> int:
+    """Print what differs between the chapters run in `run_dir` and those stored in `stored_dir` (each compared only if
+    `record` says it was stored on `here`, this machine by default); 1 if anything does."""
+    here, machines = here or machine(), stored_on(record)
+    found, compared, elsewhere = [], 0, {}
     for run_path in sorted(run_dir.glob("*.ipynb")):
         stored_path = stored_dir / run_path.name
-        if stored_path.exists(): found += differences(stored_path, run_path)
+        if not stored_path.exists(): continue
+        if machines.get(run_path.name) != here:
+            elsewhere.setdefault(machines.get(run_path.name, "a machine not recorded"), []).append(run_path.name)
+            continue
+        found += differences(stored_path, run_path)
+        compared += 1
+    for other, names in elsewhere.items():
+        print(f"stored outputs: {len(names)} chapter{'' if len(names) == 1 else 's'} not compared, stored on {other} "
+              f"(this is {here}): {', '.join(names)}")
     if not found:
-        print(f"stored outputs: every chapter run in {run_dir} printed what nbs/ stores")
+        print(f"stored outputs: the {compared} chapters stored on this kind of machine printed what {stored_dir} stores")
         return 0
     print("FAIL: these cells no longer print what their chapter stores (the docs site shows the stored text):", file=sys.stderr)
     for line in found: print("  " + line, file=sys.stderr)

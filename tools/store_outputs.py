@@ -1,7 +1,9 @@
 """Run chapters top to bottom and store their outputs in the notebooks (cells marked `slow` are skipped, as in
 `nbdev-test`), then run `nbdev-clean`. Live-widget references (a random model id that shows nothing without a kernel)
 are dropped; the widgets' static SVG/HTML pictures stay, so the docs site shows them. Outputs must be deterministic:
-seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing.
+seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing. Each
+chapter runs in a process of its own, and the machine it ran on is noted in nbs/data/stored_outputs.json (the test
+command compares a chapter's stored outputs with a rerun's on that kind of machine: tools/check_outputs.py).
 
     python tools/store_outputs.py nbs/03_mcts.ipynb nbs/29_widgets.ipynb ...
     python tools/store_outputs.py --slow nbs/28_cluster.ipynb    # run the `slow` cells too, and store theirs
@@ -13,6 +15,8 @@ from pathlib import Path
 
 from nbdev.clean import nbdev_clean
 from nbdev.test import test_nb
+
+from check_outputs import record_stored
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -45,3 +49,4 @@ if __name__ == "__main__":
                                "store_outputs.store(sys.argv[2], sys.argv[3] == 'slow')",
                                str(Path(__file__).parent), name, "slow" if slow else "-"])
         if done.returncode: sys.exit(done.returncode)
+        record_stored(Path(name).name)  # what tools/check_outputs.py compares it on

@@ -1,11 +1,10 @@
 "tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells, the cells listed as varying with the CPU, and chapters stored on another kind of machine are not compared."
-import importlib.util
 import json
 from pathlib import Path
 
-spec = importlib.util.spec_from_file_location("check_outputs", Path(__file__).parent.parent / "tools" / "check_outputs.py")
-check_outputs = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(check_outputs)
+from tests.tools import load_tool
+
+check_outputs = load_tool("check_outputs")
 
 
 def code(cell_id, source, *outputs):
@@ -41,7 +40,7 @@ def test_a_stale_output_is_named_and_fails(tmp_path, capsys):
             code("b", "settings()", stream("settings are: name, preset, seed\n")))
     chapter(run, "33_cli.ipynb", code("a", "print(1)", stream("1\n")),
             code("b", "settings()", stream("settings are: name, preset, game, seed\n")))
-    assert check_outputs.main(run, stored, stored_here(tmp_path, "33_cli.ipynb"), HERE) == 1
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, stored_here(tmp_path, "33_cli.ipynb"), HERE) == 1
     message = capsys.readouterr().err
     assert "33_cli.ipynb, code cell 2 (id b): line 1: stored 'settings are: name, preset, seed'" in message
     assert "now 'settings are: name, preset, game, seed'" in message and "store_outputs.py" in message
@@ -59,11 +58,11 @@ def test_pictures_slow_cells_and_cpu_dependent_cells_are_not_compared(tmp_path):
             code("s", "#| slow\nbench()", stream("12,345 positions/s\n")),
             code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.65}"})))
     record = stored_here(tmp_path, "10b_god_training.ipynb")
-    assert check_outputs.main(run, stored, record, HERE) == 0
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, HERE) == 0
     # ... but the picture's text, and a result that is not a picture, are compared
     chapter(run, "10b_god_training.ipynb",
             code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 2 Axes>"})))
-    assert check_outputs.main(run, stored, record, HERE) == 1
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, HERE) == 1
 
 
 def test_a_chapter_stored_on_another_kind_of_machine_is_listed_not_compared(tmp_path, capsys):
@@ -72,9 +71,9 @@ def test_a_chapter_stored_on_another_kind_of_machine_is_listed_not_compared(tmp_
     chapter(run, "14_fast_inference.ipynb", code("a", "compare()", stream("bf16 is not native here: fp32\n")))
     record = tmp_path / "stored_outputs.json"
     record.write_text(json.dumps({"chapters": {"14_fast_inference.ipynb": "an AVX-512 machine"}}))
-    assert check_outputs.main(run, stored, record, "an AVX2 machine") == 0
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX2 machine") == 0
     assert "1 chapter not compared, stored on an AVX-512 machine (this is an AVX2 machine): 14_fast_inference.ipynb" in capsys.readouterr().out
-    assert check_outputs.main(run, stored, record, "an AVX-512 machine") == 1
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX-512 machine") == 1
 
 
 def test_store_outputs_records_the_machine(tmp_path):

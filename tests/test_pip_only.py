@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests import pip_only_venv
+from tests.tools import load_tool
+
+check_outputs = load_tool("check_outputs")
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pip_only")]  # one worker: its module fixture is costly to build twice
 
@@ -69,7 +72,14 @@ def test_chapter_runs_pip_only(venv, tmp_path, chapter):
         pytest.skip(f"nbs/{chapter}.ipynb is not in the tree yet")
     course = course_copy(tmp_path / "course")
     start = time.monotonic()
-    done = run([str(venv / "bin" / "nbdev-test"), f"nbs/{chapter}.ipynb", "--flags", "slow", "--do-print"],
+    done = run([str(venv / "bin" / "nbdev-test"), f"nbs/{chapter}.ipynb", "--flags", "slow", "--do-print", "--save"],
                f"nbdev-test of {chapter} in the pip-only venv", CHAPTER_TIMEOUT_S, env=bare_env(venv), cwd=course)
     assert f"Completed {course / 'nbs' / chapter}.ipynb" in done.stdout, f"nbdev-test ran no chapter:\n{done.stdout}"
     print(f"\n{chapter}: {time.monotonic() - start:.0f} s")
+    # What it printed (saved in the copy) is what the notebook stores, on the kind of machine that stored it
+    # (tools/check_outputs.py, which the test command runs on the other chapters)
+    name = f"{chapter}.ipynb"
+    if check_outputs.stored_on().get(name) == check_outputs.machine():
+        differ = check_outputs.differences(ROOT / "nbs" / name, course / "nbs" / name)
+        assert not differ, ("these cells no longer print what the chapter stores (store its outputs again: "
+                            "python tools/store_outputs.py nbs/" + name + "):\n" + "\n".join(differ))

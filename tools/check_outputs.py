@@ -12,7 +12,7 @@ the plotting libraries' versions, not on what the chapter computes). Not compare
 are not stored, see store_outputs.py), chapters the copy did not run (unchanged there), and the cells in `VARIES`,
 whose figures come from float32 training and so differ from one CPU to another (the same CPU reruns them exactly).
 
-    python tools/check_outputs.py _outputs/nbs      # the executed copies; the stored chapters are read from ./nbs
+    python tools/check_outputs.py _outputs/nbs/10a_loop.ipynb ...    # chapters run; the stored ones are read from ./nbs
 """
 import json
 import platform
@@ -97,12 +97,12 @@ def differences(stored_path: Path, run_path: Path) -> list[str]:
     return found
 
 
-def main(run_dir: Path, stored_dir: Path = Path("nbs"), record: Path = RECORD, here: str | None = None) -> int:
-    """Print what differs between the chapters run in `run_dir` and those stored in `stored_dir` (each compared only if
-    `record` says it was stored on `here`, this machine by default); 1 if anything does."""
+def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = RECORD, here: str | None = None) -> int:
+    """Print what differs between the chapters run (`run_paths`) and the same chapters stored in `stored_dir` (each
+    compared only if `record` says it was stored on `here`, this machine by default); 1 if anything does."""
     here, machines = here or machine(), stored_on(record)
     found, compared, elsewhere = [], 0, {}
-    for run_path in sorted(run_dir.glob("*.ipynb")):
+    for run_path in sorted(run_paths):
         stored_path = stored_dir / run_path.name
         if not stored_path.exists(): continue
         if machines.get(run_path.name) != here:
@@ -124,5 +124,5 @@ def main(run_dir: Path, stored_dir: Path = Path("nbs"), record: Path = RECORD, h
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2: sys.exit(__doc__)
-    sys.exit(main(Path(sys.argv[1])))
+    if len(sys.argv) < 2: sys.exit(__doc__)
+    sys.exit(main([Path(a) for a in sys.argv[1:]]))

@@ -87,7 +87,7 @@ ray_tests=""
 cat "$logs/ray.log"
 if [ "$ray_status" != 0 ]; then echo "FAIL: tests/test_ray.py (above)" >&2; exit "$ray_status"; fi
 echo "== the stored outputs are what the chapters print now"
-python tools/check_outputs.py _outputs/nbs
+xargs python tools/check_outputs.py < _outputs/chapters
 phase "notebooks (nbdev-test) and Ray" "pytest"
 
 echo "== pytest"

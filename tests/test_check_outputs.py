@@ -1,5 +1,9 @@
-"tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells, the cells listed as varying with the CPU, and chapters stored on another kind of machine are not compared."
+"tools/check_outputs.py: a chapter whose stored text is not what it prints now is named, cell and line; pictures, slow cells and chapters stored on another kind of machine are not compared."
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.tools import load_tool
@@ -46,17 +50,14 @@ def test_a_stale_output_is_named_and_fails(tmp_path, capsys):
     assert "now 'settings are: name, preset, game, seed'" in message and "store_outputs.py" in message
 
 
-def test_pictures_slow_cells_and_cpu_dependent_cells_are_not_compared(tmp_path):
+def test_pictures_and_slow_cells_are_not_compared(tmp_path):
     stored, run = tmp_path / "nbs", tmp_path / "run"
-    varying = next(cell for chapter_name, cell in check_outputs.VARIES if chapter_name == "10b_god_training.ipynb")
     chapter(stored, "10b_god_training.ipynb",
             code("p", "plot()", result(**{"image/png": "AAAA", "text/plain": "<Figure size 640x480 with 1 Axes>"})),
-            code("s", "#| slow\nbench()", ),
-            code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.66}"})))
+            code("s", "#| slow\nbench()", ))
     chapter(run, "10b_god_training.ipynb",
             code("p", "plot()", result(**{"image/png": "BBBB", "text/plain": "<Figure size 640x480 with 1 Axes>"})),
-            code("s", "#| slow\nbench()", stream("12,345 positions/s\n")),
-            code(varying, "train()", result(**{"text/plain": "{'policy_loss': 1.65}"})))
+            code("s", "#| slow\nbench()", stream("12,345 positions/s\n")))
     record = stored_here(tmp_path, "10b_god_training.ipynb")
     assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, HERE) == 0
     # ... but the picture's text, and a result that is not a picture, are compared
@@ -91,9 +92,55 @@ def test_every_chapter_has_a_machine_recorded():
     assert {p.name for p in nbs.glob("*.ipynb")} <= set(check_outputs.stored_on())
 
 
-def test_the_varying_cells_exist():
-    "Every cell listed as varying with the CPU is still in its chapter (an id that no longer exists would hide nothing)."
+def test_a_chapter_stored_on_another_kind_of_machine_is_listed_not_compared(tmp_path, capsys):
+    stored, run = tmp_path / "nbs", tmp_path / "run"
+    chapter(stored, "14_fast_inference.ipynb", code("a", "compare()", stream("bf16 vs fp32: max 0.0355\n")))
+    chapter(run, "14_fast_inference.ipynb", code("a", "compare()", stream("bf16 is not native here: fp32\n")))
+    record = tmp_path / "stored_outputs.json"
+    record.write_text(json.dumps({"chapters": {"14_fast_inference.ipynb": "an AVX-512 machine"}}))
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX2 machine") == 0
+    assert "1 chapter not compared, stored on an AVX-512 machine (this is an AVX2 machine): 14_fast_inference.ipynb" in capsys.readouterr().out
+    assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX-512 machine") == 1
+
+
+def test_store_outputs_records_the_machine(tmp_path):
+    record = tmp_path / "stored_outputs.json"
+    check_outputs.record_stored("04_network.ipynb", record)
+    check_outputs.record_stored("01_game.ipynb", record)
+    assert list(check_outputs.stored_on(record)) == ["01_game.ipynb", "04_network.ipynb"]
+    assert set(check_outputs.stored_on(record).values()) == {check_outputs.machine()}
+    assert "threads, torch" in check_outputs.machine()
+
+
+def test_every_chapter_has_a_machine_recorded():
+    "A chapter without a record would never be compared: store_outputs.py records one each time it stores."
     nbs = Path(__file__).parent.parent / "nbs"
-    for chapter_name, cell_id in check_outputs.VARIES:
-        ids = {c.get("id") for c in json.loads((nbs / chapter_name).read_text())["cells"]}
-        assert cell_id in ids, (chapter_name, cell_id)
+    assert {p.name for p in nbs.glob("*.ipynb")} <= set(check_outputs.stored_on())
+
+
+
+def test_each_chapter_starts_with_a_fresh_processes_torch_threads(tmp_path):
+    """tools/fresh_kernel.py, as the test command installs it: a chapter run by an nbdev-test worker after one that set
+    torch to one thread starts with the thread count of a fresh process again (without it, it inherits the one)."""
+    root = Path(__file__).resolve().parent.parent
+    folder = root / "_outputs" / f"fresh-{os.getpid()}"  # inside the project, so that nbdev-test finds its config
+    threads = "import torch; print(torch.get_num_threads())"
+    for name, source in (("a", "import torch; torch.set_num_threads(1)"), ("b", threads), ("c", threads)):
+        chapter(folder, f"{name}.ipynb", code("x", source))
+    startup = tmp_path / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    shutil.copy(root / "tools" / "fresh_kernel.py", startup)
+    fresh = subprocess.run([sys.executable, "-c", threads], capture_output=True, text=True).stdout.strip()
+    try:
+        printed, plain = {}, {k: v for k, v in os.environ.items() if k not in ("IPYTHONDIR", "SANTORINI_FRESH_THREADS")}
+        for installed in (False, True):
+            env = {**plain, "IPYTHONDIR": str(tmp_path / "ipython"), "SANTORINI_FRESH_THREADS": fresh} if installed else plain
+            done = subprocess.run([str(Path(sys.executable).parent / "nbdev-test"), str(folder), "--save", "--n-workers", "1"],
+                                  cwd=root, env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stdout + done.stderr
+            printed[installed] = [check_outputs.printed(json.loads((folder / f"{n}.ipynb").read_text())["cells"][1])
+                                  for n in "bc"]
+        assert printed[True] == [[fresh + "\n"]] * 2
+        if fresh != "1": assert printed[False] == [["1\n"]] * 2  # the one thread chapter a left behind
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -8,9 +8,8 @@ is compared only on the kind of machine its outputs were stored on: store_output
 nbs/data/stored_outputs.json (`machine()`); on another kind the chapter is listed as not compared.
 
 Compared: printed text and the text forms of results (plain, markdown, HTML), not pictures (PNG and SVG bytes depend on
-the plotting libraries' versions, not on what the chapter computes). Not compared: cells marked `slow` (their outputs
-are not stored, see store_outputs.py), chapters the copy did not run (unchanged there), and the cells in `VARIES`,
-whose figures come from float32 training and so differ from one CPU to another (the same CPU reruns them exactly).
+the plotting libraries' versions, not on what the chapter computes), and not the cells marked `slow` (their outputs are
+not stored, see store_outputs.py).
 
     python tools/check_outputs.py _outputs/nbs/10a_loop.ipynb ...    # chapters run; the stored ones are read from ./nbs
 """
@@ -21,16 +20,6 @@ from pathlib import Path
 
 TEXT_KINDS = ("text/plain", "text/markdown", "text/html", "text/latex")
 RECORD = Path(__file__).resolve().parent.parent / "nbs" / "data" / "stored_outputs.json"  # chapter -> the machine its outputs were stored on
-
-# (chapter, cell id) -> what in it depends on the CPU's float32 rounding. Keep it short: a cell belongs here only if a
-# rerun on another CPU changes it, never because it was not stored again.
-VARIES = {
-    ("10_training.ipynb", "e1ad949f"): "the tiny run's stage lines",
-    ("10_training.ipynb", "2991553e"): "the tiny run's champion and Elo table",
-    ("10a_loop.ipynb", "76b4f149"): "a one-iteration tiny run's stage lines",
-    ("10b_god_training.ipynb", "c31bb9f2"): "losses after 60 training steps",
-}
-
 
 def machine() -> str:
     "The kind of machine, as far as float rounding goes: the CPU model, torch's CPU path, the cores torch uses, torch."
@@ -90,7 +79,7 @@ def differences(stored_path: Path, run_path: Path) -> list[str]:
     found = []
     for number, cell in enumerate(c for c in json.loads(run_path.read_text())["cells"] if c["cell_type"] == "code"):
         before = stored.get(cell.get("id"))
-        if before is None or is_slow(before) or (stored_path.name, cell.get("id")) in VARIES: continue
+        if before is None or is_slow(before): continue
         if printed(before) != printed(cell):
             found.append(f"{stored_path}, code cell {number + 1} (id {cell.get('id')}): "
                          f"{first_difference(printed(before), printed(cell))}")
@@ -118,8 +107,8 @@ def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = R
         return 0
     print("FAIL: these cells no longer print what their chapter stores (the docs site shows the stored text):", file=sys.stderr)
     for line in found: print("  " + line, file=sys.stderr)
-    print("Store the chapter's outputs again (python tools/store_outputs.py nbs/CHAPTER.ipynb) and commit them; if a cell's "
-          "figures depend on the CPU's float rounding, add it to VARIES in tools/check_outputs.py.", file=sys.stderr)
+    print("Store the chapter's outputs again (python tools/store_outputs.py nbs/CHAPTER.ipynb) and commit them. A chapter "
+          "must print the same on a rerun: seed what it draws, and keep timings out of what it prints.", file=sys.stderr)
     return 1
 
 

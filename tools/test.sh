@@ -70,17 +70,15 @@ pip_only=$(python -c "from tests.test_pip_only import CHAPTERS; print('|'.join(C
 OMP_WAIT_POLICY=PASSIVE python -m pytest -q -p no:cacheprovider --runslow tests/test_ray.py \
   --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2 > "$logs/ray.log" 2>&1 & ray_tests=$!
 # The chapters run in a copy of nbs/ (_outputs/, ignored by git) that keeps what each cell printed (--save), so that
-# tools/check_outputs.py can then compare it with the outputs stored in nbs/, which the docs site shows. Each in an
-# nbdev-test process of its own, as in a learner's fresh kernel (one pool of processes would hand a chapter the torch
-# thread count the one before it left, and with it other float rounding), the slowest first (chapter_times.json).
+# tools/check_outputs.py can then compare it with the outputs stored in nbs/, which the docs site shows. Each starts
+# with a fresh process's torch thread count, as in a learner's new kernel (tools/fresh_kernel.py, run by the IPython
+# profile in $logs/ipython), although the worker process ran other chapters before it.
 rm -rf _outputs && mkdir _outputs && cp -r nbs _outputs/nbs && cp README.md _outputs/  # chapter 12 reads ../README.md
-python -c "
-import json, re, sys
-chapters = json.load(open('nbs/data/chapter_times.json'))['chapters'].values()
-seconds = {c['notebook']: c['run_seconds'] or 0 for c in chapters}
-names = sorted((n for n in sys.argv[2:] if not re.fullmatch(r'(' + sys.argv[1] + r')\.ipynb', n)), key=lambda n: -seconds.get(n, 0))
-print('\n'.join('_outputs/nbs/' + n for n in names))" "$pip_only" $(cd nbs && ls *.ipynb) > _outputs/chapters
-OMP_WAIT_POLICY=PASSIVE xargs -P 2 -I{} nbdev-test {} --save --n-workers 0 --timing --flags slow < _outputs/chapters 2>&1 | tee "$logs/nbdev.log"
+ls _outputs/nbs/*.ipynb | grep -Ev "/($pip_only)\.ipynb$" > _outputs/chapters
+mkdir -p "$logs/ipython/profile_default/startup" && cp tools/fresh_kernel.py "$logs/ipython/profile_default/startup/"
+IPYTHONDIR="$logs/ipython" SANTORINI_FRESH_THREADS=$(python -c "import torch; print(torch.get_num_threads())") \
+  OMP_WAIT_POLICY=PASSIVE nbdev-test _outputs/nbs --save --n-workers 2 --timing --flags slow \
+  --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
 echo "== the Ray cluster's tests (run beside the notebooks)"
 ray_status=0; wait "$ray_tests" || ray_status=$?
 ray_tests=""

@@ -61,8 +61,10 @@ echo "== every chapter runs top to bottom (nbdev-test)"
 # Chapters 01-06 run in pytest instead (tests/test_pip_only.py: the same nbdev-test, slow cells included, in a venv
 # made by pip alone), so they are not run twice.
 pip_only=$(python -c "from tests.test_pip_only import CHAPTERS; print('|'.join(CHAPTERS))")
-# Two chapters at a time, each with torch's two threads: waiting threads sleep instead of spinning (OMP_WAIT_POLICY),
-# so a chapter waiting at a barrier gives its core to the other one (measured: 07a beside 10a, 76.5 s -> 47.0 s).
+# Two chapters at a time, each on one torch thread (a chapter that sets more, as the training loop does, has waiting
+# threads sleep instead of spin: OMP_WAIT_POLICY). Measured alone, the 36 chapters: 232 s on one thread each, 256 s on
+# two. It also checks that a chapter prints the same whatever the thread count (below): stored outputs are made with
+# torch's default, and a learner's machine has another number of cores.
 # Beside them, the Ray cluster's tests (tests/test_ray.py: a cluster started from a pytest-xdist worker loses its
 # raylet, so they run in a pytest of their own). They spend most of a minute waiting on the cluster's processes, at
 # under one busy core; after the pytest-xdist phase that minute held a core idle. Their fixture stops only the
@@ -71,14 +73,13 @@ OMP_WAIT_POLICY=PASSIVE python -m pytest -q -p no:cacheprovider --runslow tests/
   --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2 > "$logs/ray.log" 2>&1 & ray_tests=$!
 # The chapters run in a copy of nbs/ (_outputs/, ignored by git) that keeps what each cell printed (--save), so that
 # tools/check_outputs.py can then compare it with the outputs stored in nbs/, which the docs site shows. Each starts
-# with a fresh process's torch thread count, as in a learner's new kernel (tools/fresh_kernel.py, run by the IPython
-# profile in $logs/ipython), although the worker process ran other chapters before it.
+# on one thread, as a fresh process with OMP_NUM_THREADS=1 does, although the worker process ran other chapters before
+# it (tools/fresh_kernel.py, run by the IPython profile in $logs/ipython).
 rm -rf _outputs && mkdir _outputs && cp -r nbs _outputs/nbs && cp README.md _outputs/  # chapter 12 reads ../README.md
 ls _outputs/nbs/*.ipynb | grep -Ev "/($pip_only)\.ipynb$" > _outputs/chapters
 mkdir -p "$logs/ipython/profile_default/startup" && cp tools/fresh_kernel.py "$logs/ipython/profile_default/startup/"
-IPYTHONDIR="$logs/ipython" SANTORINI_FRESH_THREADS=$(python -c "import torch; print(torch.get_num_threads())") \
-  OMP_WAIT_POLICY=PASSIVE nbdev-test _outputs/nbs --save --n-workers 2 --timing --flags slow \
-  --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
+IPYTHONDIR="$logs/ipython" SANTORINI_FRESH_THREADS=1 OMP_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE \
+  nbdev-test _outputs/nbs --save --n-workers 2 --timing --flags slow --skip-file-re "^($pip_only)\.ipynb$" 2>&1 | tee "$logs/nbdev.log"
 echo "== the Ray cluster's tests (run beside the notebooks)"
 ray_status=0; wait "$ray_tests" || ray_status=$?
 ray_tests=""

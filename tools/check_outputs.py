@@ -3,8 +3,8 @@ code changed but whose outputs were not stored again (tools/store_outputs.py) sh
 longer gives. The test command runs every chapter in a copy of nbs/ with `nbdev-test --save`; this compares the text
 each code cell printed there with the text stored in nbs/, cell by cell, and names every cell that differs.
 
-Float rounding differs between CPUs (their vector units, torch's kernels for them, the number of threads), so a chapter
-is compared only on the kind of machine its outputs were stored on: store_outputs.py records it for each chapter in
+Float rounding differs between CPUs (their vector units and torch's kernels for them), so a chapter is compared only
+on the kind of machine its outputs were stored on: store_outputs.py records it for each chapter in
 nbs/data/stored_outputs.json (`machine()`); on another kind the chapter is listed as not compared.
 
 Compared: printed text and the text forms of results (plain, markdown, HTML), not pictures (PNG and SVG bytes depend on
@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 TEXT_KINDS = ("text/plain", "text/markdown", "text/html", "text/latex")
-RECORD = Path(__file__).resolve().parent.parent / "nbs" / "data" / "stored_outputs.json"  # chapter -> the machine its outputs were stored on
+RECORD = Path(__file__).resolve().parent.parent / "nbs" / "data" / "stored_outputs.json"  # chapter -> its machine
+
 
 def machine() -> str:
     "The kind of machine, as far as float rounding goes: the CPU model, torch's CPU path, the cores torch uses, torch."

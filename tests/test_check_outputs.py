@@ -78,6 +78,13 @@ def test_a_chapter_stored_on_another_kind_of_machine_is_listed_not_compared(tmp_
     assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX-512 machine") == 1
 
 
+def test_a_path_that_is_not_a_chapter_is_named_with_exit_2(tmp_path):
+    tool = Path(__file__).resolve().parent.parent / "tools" / "check_outputs.py"
+    done = subprocess.run([sys.executable, str(tool), str(tmp_path / "nope.ipynb")], capture_output=True, text=True)
+    assert done.returncode == 2 and "not such a file: " + str(tmp_path / "nope.ipynb") in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_store_outputs_records_the_machine(tmp_path):
     record = tmp_path / "stored_outputs.json"
     check_outputs.record_stored("04_network.ipynb", record)

@@ -104,7 +104,8 @@ def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = R
         print(f"stored outputs: {len(names)} chapter{'' if len(names) == 1 else 's'} not compared, stored on {other} "
               f"(this is {here}): {', '.join(names)}")
     if not found:
-        print(f"stored outputs: the {compared} chapters stored on this kind of machine printed what {stored_dir} stores")
+        print(f"stored outputs: {compared} chapter{'' if compared == 1 else 's'} stored on this kind of machine, each "
+              f"printed what {stored_dir} stores")
         return 0
     print("FAIL: these cells no longer print what their chapter stores (the docs site shows the stored text):", file=sys.stderr)
     for line in found: print("  " + line, file=sys.stderr)
@@ -114,5 +115,10 @@ def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = R
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2: sys.exit(__doc__)
-    sys.exit(main([Path(a) for a in sys.argv[1:]]))
+    paths = [Path(a) for a in sys.argv[1:]]
+    missing = [str(p) for p in paths if p.suffix != ".ipynb" or not p.is_file()]
+    if not paths or missing:
+        print(f"check_outputs: expected the chapters that ran, as .ipynb files; not such a file: "
+              f"{', '.join(missing) or '(no argument)'}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(paths))

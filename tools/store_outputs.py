@@ -42,11 +42,12 @@ def store(name: str, slow: bool) -> None:
 
 if __name__ == "__main__":
     slow = "--slow" in sys.argv
-    for name in [a for a in sys.argv[1:] if a != "--slow"]:
-        # Each chapter in a process of its own, as a learner's fresh kernel runs it: a chapter may change its process's
-        # state (torch's thread count, above all), and the next chapter's float rounding with it.
-        done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import store_outputs; "
-                               "store_outputs.store(sys.argv[2], sys.argv[3] == 'slow')",
-                               str(Path(__file__).parent), name, "slow" if slow else "-"])
-        if done.returncode: sys.exit(done.returncode)
-        record_stored(Path(name).name)  # what tools/check_outputs.py compares it on
+    names = [a for a in sys.argv[1:] if a not in ("--slow", "--here")]
+    if "--here" in sys.argv: store(names[0], slow)  # one chapter, in this process (as run by the loop below)
+    else:
+        for name in names:
+            # Each chapter in a process of its own, as a learner's fresh kernel runs it: a chapter may change its
+            # process's state (torch's thread count, above all), and the next chapter's float rounding with it.
+            done = subprocess.run([sys.executable, __file__, "--here", name] + (["--slow"] if slow else []))
+            if done.returncode: sys.exit(done.returncode)
+            record_stored(Path(name).name)  # what tools/check_outputs.py compares it on

@@ -270,6 +270,7 @@ def stage_evaluate(loop: Loop, iteration: int) -> dict:
             result = loop.game.play_match(me, opponent, openings, rng, advance, loop.workers)
         results.append(asdict(result)); scores[f"score_vs_{name}"] = result.score
     elo = fit_elo(all_results(run.records()) + [MatchResult(**r) for r in results], anchor=loop.game.anchor)
+    elo = {name: round(rating, 1) for name, rating in elo.items()}  # a tenth of a point: far below what the games can tell
     run.write_json(run.elo_path, dict(sorted(elo.items(), key=lambda kv: -kv[1])))
     return {**scores, "elo": elo.get(me.name, 0.0), "elo_table": elo, "results": results}
 

@@ -380,7 +380,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     assert list(elo.values()) == sorted(elo.values(), reverse=True)  # best first
     assert elo["random"] == 0.0 and {"greedy", "mcts", "iter-0002", "iter-0003"} <= set(elo)
     assert "iter-0001" in elo  # it played the arena even though its reference matches were skipped
-    assert elo == pytest.approx(fit_elo(all_results(run.records())))
+    assert elo == pytest.approx(fit_elo(all_results(run.records())), abs=0.05)  # the fit, to a tenth of a point
+    assert all(rating == round(rating, 1) for rating in elo.values())
     assert evaluate[3]["elo_table"] == pytest.approx(elo)
 
 

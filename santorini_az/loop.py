@@ -386,6 +386,9 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 if budget and budget.fills and iteration > 0:
                     budget.plan_for(iteration, measured_before(records, iteration), progress.say,
                                     evaluation_seconds(records), config.arena.every)
+                    if stage == "evaluate":  # asked again: iterations slower than planned may make this one the last
+                        budget.end_early(iteration, measured_before(records, iteration + 1), evaluation_seconds(records),
+                                         config.arena.every, progress.say)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break

@@ -21,7 +21,8 @@ from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
 __all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
-           'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'load_plan', 'TimeBudget', 'within_share']
+           'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'room_for_another', 'load_plan',
+           'TimeBudget', 'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -166,6 +167,13 @@ def plan_iterations(iteration: int, left: float, measured: list[float], evaluati
             "why": f"{max(0.0, left):.0f} s left at {each:.1f} s per iteration (the mean of the last {len(recent)}) "
                    f"and {evaluation:.1f} s per evaluation: {more} more, this one included"}
 
+def room_for_another(left: float, measured: list[float], evaluation: float = 0.0, due: bool = False) -> bool:
+    """Asked as an iteration's evaluation is about to start, with `left` seconds left and `measured` as for
+    `plan_iterations` (this iteration included): is there still time for this evaluation if it is `due` anyway, then
+    one more iteration at the mean of the last four, and the run's closing evaluation?"""
+    recent = measured[-4:]
+    return left - evaluation * due >= sum(recent) / len(recent) + evaluation
+
 # %% ../nbs/23_rundir.ipynb #da4f3a8d
 def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
     "The seconds spent and the plans by iteration saved in a run's plan.json (ValueError if it is not such a file)."
@@ -200,6 +208,18 @@ class TimeBudget:
             last = "the last" if plan["last"] else f"of {plan['iterations'] or '?'}"
             say(f"plan: iteration {iteration} {last} ({plan['why']})")
         return plan
+
+    def end_early(self, iteration: int, measured: list[float], evaluation: float = 0.0, every: int = 1,
+                  say: Callable[[str], None] = print) -> None:
+        """Before `iteration`'s evaluation: if its plan (a measured one) had more to come, but the iterations ran slower
+        than planned and `room_for_another` says no more fits, it becomes the last, and its evaluation the closing one."""
+        plan = self.plans.get(iteration)
+        if plan is None or plan["last"] or plan["iterations"] is None or plan["budget_seconds"] != self.seconds: return
+        if room_for_another(self.left(), measured, evaluation, iteration % every == 0): return
+        plan.update(iterations=iteration, last=True, why=f"{plan['why']}; then slower than planned: "
+                    f"{max(0.0, self.left()):.0f} s left before its evaluation, too few for one more")
+        self.save()
+        say(f"plan: iteration {iteration} the last after all ({plan['why']})")
 
     def finished(self, iteration: int) -> bool:
         "Whether `iteration` was planned as the run's last, under the current budget."

@@ -100,7 +100,6 @@ def test_every_chapter_has_a_machine_recorded():
     assert {p.name for p in nbs.glob("*.ipynb")} <= set(check_outputs.stored_on())
 
 
-
 def test_each_chapter_starts_with_a_fresh_processes_torch_threads(tmp_path):
     """tools/fresh_kernel.py, as the test command installs it: a chapter run by an nbdev-test worker after one that set
     torch to one thread starts with the thread count of a fresh process again (without it, it inherits the one)."""

@@ -36,9 +36,9 @@ from .progress import Progress, summary_line
 # %% auto #0
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
-           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'stage_evaluate', 'stages', 'plan',
-           'start_config', 'iteration_seconds', 'measured_before', 'evaluation_seconds', 'check_run_files',
-           'run_training']
+           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
+           'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
+           'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -258,10 +258,14 @@ def all_results(records: list[Record]) -> list[MatchResult]:
     "Every match result recorded in the run."
     return [MatchResult(**r) for rec in records for r in rec.values.get("results", [])]
 
+def evaluation_due(loop: Loop, iteration: int) -> bool:
+    "Whether `iteration`'s references are due: every `arena.every`, within `arena.time_share` (the last always plays)."
+    c = loop.config.arena
+    return not iteration % c.every and (not c.time_share or within_share(loop.run.records(), "evaluate", c.time_share))
+
 def stage_evaluate(loop: Loop, iteration: int) -> dict:
     run, c, rng = loop.run, loop.config.arena, loop.rng(iteration, "evaluate")
-    due = not iteration % c.every and (not c.time_share or within_share(run.records(), "evaluate", c.time_share))
-    if not due and iteration != loop.last_iteration(): return {"skipped": True}
+    if not evaluation_due(loop, iteration) and iteration != loop.last_iteration(): return {"skipped": True}
     me = loop.network_player(iteration, c.simulations)
     results, scores = [], {}
     for name in c.references:
@@ -318,6 +322,11 @@ def measured_before(records: list[Record], iteration: int) -> list[float]:
     """The seconds of the iterations finished before `iteration` (iteration 0, the setup, not counted), without their
     evaluations: what plans use."""
     return [s for i, s in sorted(iteration_seconds(records, without=("evaluate",)).items()) if 0 < i < iteration]
+
+def measured_through(records: list[Record], iteration: int) -> list[float]:
+    "`measured_before`, then `iteration`'s own stages so far: what the plan is asked again with as its evaluation starts."
+    return measured_before(records, iteration) + [sum(r.seconds for r in records
+                                                      if r.iteration == iteration and r.stage != "evaluate")]
 
 def evaluation_seconds(records: list[Record]) -> float:
     "The seconds of the latest evaluation played (0 before one): what plans add for each one due."
@@ -387,8 +396,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                     budget.plan_for(iteration, measured_before(records, iteration), progress.say,
                                     evaluation_seconds(records), config.arena.every)
                     if stage == "evaluate":  # asked again: iterations slower than planned may make this one the last
-                        budget.end_early(iteration, measured_before(records, iteration + 1), evaluation_seconds(records),
-                                         config.arena.every, progress.say)
+                        budget.end_early(iteration, measured_through(records, iteration), evaluation_seconds(records),
+                                         evaluation_due(loop, iteration), progress.say)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
                                  f"(of {config.iterations}): resume with a larger --hours to go on"); break
@@ -405,7 +414,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 progress.say(summary_line(record))
             if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
                 spent = budget.spent()
-                progress.say(f"time budget filled: {max(budget.plans)} iterations in {spent / 60:.1f} min, "
+                count = max(budget.plans)
+                progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
                              f"{spent / budget.seconds:.0%} of {config.hours} h")
         finally:
             loop.close()

@@ -209,14 +209,16 @@ class TimeBudget:
             say(f"plan: iteration {iteration} {last} ({plan['why']})")
         return plan
 
-    def end_early(self, iteration: int, measured: list[float], evaluation: float = 0.0, every: int = 1,
+    def end_early(self, iteration: int, measured: list[float], evaluation: float = 0.0, due: bool = False,
                   say: Callable[[str], None] = print) -> None:
-        """Before `iteration`'s evaluation: if its plan (a measured one) had more to come, but the iterations ran slower
-        than planned and `room_for_another` says no more fits, it becomes the last, and its evaluation the closing one."""
+        """Before `iteration`'s evaluation (`due`: it plays anyway): if its plan had more to come (or none was measured
+        yet: the first iteration), but `room_for_another` says no more fits, it becomes the last, and its evaluation the
+        closing one."""
         plan = self.plans.get(iteration)
-        if plan is None or plan["last"] or plan["iterations"] is None or plan["budget_seconds"] != self.seconds: return
-        if room_for_another(self.left(), measured, evaluation, iteration % every == 0): return
-        plan.update(iterations=iteration, last=True, why=f"{plan['why']}; then slower than planned: "
+        if plan is None or plan["last"] or plan["budget_seconds"] != self.seconds: return
+        if room_for_another(self.left(), measured, evaluation, due): return
+        slower = "slower than planned" if plan["iterations"] is not None else "too long for two"
+        plan.update(iterations=iteration, last=True, why=f"{plan['why']}; then {slower}: "
                     f"{max(0.0, self.left()):.0f} s left before its evaluation, too few for one more")
         self.save()
         say(f"plan: iteration {iteration} the last after all ({plan['why']})")

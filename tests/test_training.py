@@ -244,13 +244,14 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     train = CLI + ["train", "--preset", "tiny", *quick_args(), "--run-dir", str(run_dir)]
     done = subprocess.run(train + ["--hours", "0.003"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "plan: iteration 2" in done.stdout and "time budget filled" in done.stdout, done.stdout
+    assert "plan: iteration 1" in done.stdout and "time budget filled" in done.stdout, done.stdout
     run = RunDirectory(run_dir)
     assert json.loads(run.config_path.read_text())["iterations"] == 0
     plan_file = json.loads(run.plan_path.read_text())
     last = plan_file["plans"][-1]
     assert last["last"] and last["budget_seconds"] == 10.8
-    assert max(r.iteration for r in run.records()) == last["iteration"] >= 2
+    # usually two or more iterations; one on a machine so busy that the first took over half the budget
+    assert max(r.iteration for r in run.records()) == last["iteration"] >= 1
     again = subprocess.run(train + ["--resume", "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and len(run.records()) == len(read_records(run.records_path))
     assert max(r.iteration for r in run.records()) == last["iteration"]  # the budget was used: nothing more
@@ -261,6 +262,8 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     assert extended["plans"][-1]["last"] and extended["plans"][-1]["budget_seconds"] == 18.0
     assert max(r.iteration for r in run.records()) == extended["plans"][-1]["iteration"] > last["iteration"]
     assert extended["spent_seconds"] > plan_file["spent_seconds"]
+    measured = [p for p in extended["plans"] if p["iteration"] >= 2]  # planned from the measured iterations before
+    assert measured and all(p["iterations"] is not None and p["seconds_per_iteration"] > 0 for p in measured), extended
 
 
 def test_a_fixed_count_with_hours_is_capped(tmp_path, monkeypatch):

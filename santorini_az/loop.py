@@ -30,7 +30,7 @@ from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, refe
                                 wilson_interval, fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries, TimeBudget, within_share)
-from .config import RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
+from .config import ArenaConfig, RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config
 from .progress import Progress, summary_line
 
 # %% auto #0
@@ -328,10 +328,15 @@ def measured_through(records: list[Record], iteration: int) -> list[float]:
     return measured_before(records, iteration) + [sum(r.seconds for r in records
                                                       if r.iteration == iteration and r.stage != "evaluate")]
 
-def evaluation_seconds(records: list[Record]) -> float:
-    "The seconds of the latest evaluation played (0 before one): what plans add for each one due."
+def evaluation_seconds(records: list[Record], arena: ArenaConfig) -> float:
+    """What plans add for each evaluation due: the seconds of the latest one played. Before the first (the `gpu` preset
+    plays it at iteration 6), the latest arena's seconds a game times an evaluation's games: a game against a reference
+    costs less than one between two networks, so the estimate errs long, not short. 0 before either."""
     played = [r.seconds for r in records if r.stage == "evaluate" and not r.values.get("skipped")]
-    return played[-1] if played else 0.0
+    if played: return played[-1]
+    arenas = [r for r in records if r.stage == "arena" and r.values.get("games")]
+    if not arenas: return 0.0
+    return arenas[-1].seconds / arenas[-1].values["games"] * 2 * arena.reference_openings * len(arena.references)
 
 
 # %% ../nbs/10a_loop.ipynb #804250a8
@@ -394,9 +399,9 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 if stop_after is not None and ran >= stop_after: break
                 if budget and budget.fills and iteration > 0:
                     budget.plan_for(iteration, measured_before(records, iteration), progress.say,
-                                    evaluation_seconds(records), config.arena.every)
+                                    evaluation_seconds(records, config.arena), config.arena.every)
                     if stage == "evaluate":  # asked again: iterations slower than planned may make this one the last
-                        budget.end_early(iteration, measured_through(records, iteration), evaluation_seconds(records),
+                        budget.end_early(iteration, measured_through(records, iteration), evaluation_seconds(records, config.arena),
                                          evaluation_due(loop, iteration), progress.say)
                 elif budget and budget.left() < 0:
                     progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "

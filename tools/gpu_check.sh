@@ -4,7 +4,7 @@
 #      with the faster count, bf16 and CUDA graphs (chapter 14) against fp32 without, and the 128x10 network the fastest way;
 #   2. `train --preset gpu --hours HOURS` with the fastest worker count and network settings, detached, so that it can
 #      outlive one call;
-#   3. the run's records, config, report, log and champion checkpoint copied to OUTDIR.
+#   3. the run's records, config, plan, Elo table, report, log and champion checkpoint copied to OUTDIR.
 # Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when the run has finished or DEADLINE_S
 # seconds after it started (default 570); called again while the run is still going, it only waits and copies
 # (each call copies everything again: a device call's output folder starts empty).
@@ -24,7 +24,7 @@ printf '#!/bin/sh\nexec python3 -c "import sys; from santorini_az.cli import mai
 chmod +x $sa
 
 collect() {
-  cp $run/records.jsonl $run/config.json "$out"/ 2>/dev/null
+  cp $run/records.jsonl $run/config.json $run/plan.json $run/elo.json "$out"/ 2>/dev/null
   cp $run/report/report.png "$out"/ 2>/dev/null
   cp /tmp/train.log /tmp/bench.jsonl "$out"/ 2>/dev/null  # $OUT is emptied before each call: everything from /tmp
   python3 - "$run" "$out" <<'EOF'

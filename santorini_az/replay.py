@@ -7,6 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/replay.html.md"""
 # %% ../nbs/07_replay.ipynb #17d899c4
 from __future__ import annotations
 
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,8 +18,8 @@ from .god_encoding import N_GOD_ACTIONS, GOD_ACTION_PERMUTATIONS
 from .files import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'save_examples', 'load_examples',
-           'save_buffer', 'load_buffer']
+__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'write_npz', 'save_examples',
+           'load_examples', 'save_buffer', 'load_buffer']
 
 # %% ../nbs/07_replay.ipynb #75fd2a94
 @dataclass
@@ -109,10 +110,17 @@ class ReplayBuffer:
         return batch
 
 # %% ../nbs/07_replay.ipynb #ba30ff10
+def write_npz(file, arrays: dict[str, np.ndarray], level: int = 1) -> None:
+    "Write `arrays` to `file` as an .npz that `np.load` reads: each one a `.npy` member, deflated at zlib's `level`."
+    with zipfile.ZipFile(file, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+
 def save_examples(examples: Examples, path: Path | str, **extra) -> None:
     "Save examples (and `extra` arrays) to an .npz file, atomically."
     arrays = {f: getattr(examples, f) for f in Examples.FIELDS} | extra
-    atomic_write_bytes(path, lambda f: np.savez_compressed(f, **arrays))
+    atomic_write_bytes(path, lambda f: write_npz(f, arrays))
 
 def load_examples(path: Path | str) -> Examples:
     "Examples saved by `save_examples`."

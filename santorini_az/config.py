@@ -75,7 +75,7 @@ class RunConfig:
 def preset(name: str) -> RunConfig:
     "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long', 'gpu' or 'seed'."
     if name == "tiny":
-        # a first promotion and a rising Elo in about 1.5 minutes on 2 cores: games of 64 simulations (more than the ~40
+        # a first promotion and a rising Elo in about a minute on 2 cores: games of 64 simulations (more than the ~40
         # legal moves, so the visits say something), half the value target from the search, 20-game arena matches
         return RunConfig(name="tiny", preset="tiny", iterations=4, channels=16, blocks=2, replay_capacity=5000,
                          workers=1, backend="torch",  # worker processes and ONNX exports would take longer than its games

@@ -1068,7 +1068,7 @@ def _threat_positions(count: int, seed: int) -> list[State]:
         while not is_over(state):
             if not in_setup(state) and threatened(state) and rng.random() < 0.5: found.append(state)
             state = apply(state, rng.choice(legal_actions(state)))
-    return found
+    return found[:count]  # the game that found the last one may have found more
 
 STUCK_THREATS = ("3421020242424204303213120/2/B3,C1/D3,E1", "2114144442204242442311102/2/C5,D3/D2,B3",
                  "0401003210022001201001101/1/A3,A5/D4,B3", "2200002431102421012102100/2/E4,C1/C5,E5")

@@ -112,7 +112,7 @@ def _run_errors():
 
 @app.command()
 def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop: 40 iterations, about 20 minutes; --hours 0.5 fills half an hour), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
-          run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<preset>)."),
+          run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="Run exactly this many iterations (default: the preset's, or as many as --hours allows)."),

@@ -73,7 +73,7 @@ class RunConfig:
 
 # %% ../nbs/24_config.ipynb #673e1a81
 def preset(name: str) -> RunConfig:
-    "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long', 'gpu' or 'seed'."
+    "The `RunConfig` of preset `name`: 'tiny', 'cpu', 'long', 'gpu', 'seed' or 'gods'."
     if name == "tiny":
         # a first promotion and a rising Elo in about a minute on 2 cores: games of 64 simulations (more than the ~40
         # legal moves, so the visits say something), half the value target from the search, 20-game arena matches

@@ -168,8 +168,9 @@ def help_text() -> str:
 def legend(human: int) -> str:
     "What the board's symbols mean, for a human playing player `human` (0 or 1)."
     yours, engines = (" ".join(WORKER_MARKS[p]) for p in (human, 1 - human))
+    mine = WORKER_MARKS[human][0]
     return "\n".join([
-        "Legend: each cell is its level then who stands on it (2a: your worker a on level 2).",
+        f"Legend: each cell is its level then who stands on it (2{mine}: your worker {mine} on level 2).",
         "  0 1 2 3   the level of the cell (3 is the top of a tower)",
         "  D         a dome: nobody steps or builds there",
         f"  {yours:<9} your first and second workers (player {human + 1})",

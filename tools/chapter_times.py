@@ -27,6 +27,7 @@ DATA = ROOT / "nbs" / "data" / "chapter_times.json"
 INDEX = ROOT / "nbs" / "index.ipynb"
 HEADER_TIME = re.compile(r"\*Time:\*\s+about\s+(\d+)\s+minutes")
 LEARNER_CHECK = re.compile(r"\bcheck_\w+\(\s*my_")
+CORE_WORDS, CORE_RUN_SECONDS = 5000, 180  # a core chapter is one idea: at most this many words, run in at most 3 minutes
 NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
 
 
@@ -156,6 +157,21 @@ def header_problems(data: dict) -> list[str]:
             says = f"says about {stated} minutes" if stated else "states no time (`*Time:* about N minutes`)"
             problems.append(f"Chapter {key}'s header (nbs/{chapter['notebook']}) {says}, but "
                             f"{DATA.relative_to(ROOT)} gives {chapter['total']} minutes.")
+    return problems
+
+
+def lean_problems(data: dict) -> list[str]:
+    "One sentence for each core chapter over CORE_WORDS words of markdown or CORE_RUN_SECONDS of running."
+    problems = []
+    for key, chapter in data["chapters"].items():
+        if chapter["track"] != "core": continue
+        words, _ = measure(read_notebook(ROOT / "nbs" / chapter["notebook"]))
+        if words > CORE_WORDS:
+            problems.append(f"Chapter {key} (nbs/{chapter['notebook']}) has {words:,} words of markdown, over the core "
+                            f"track's {CORE_WORDS:,}: move an experiment to a 'going further' chapter or chapter 12.")
+        if (chapter.get("run_seconds") or 0) > CORE_RUN_SECONDS:
+            problems.append(f"Chapter {key} (nbs/{chapter['notebook']}) runs in {chapter['run_seconds']} s "
+                            f"({DATA.relative_to(ROOT)}), over the core track's {CORE_RUN_SECONDS} s.")
     return problems
 
 

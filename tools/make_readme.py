@@ -6,7 +6,8 @@ outputs stored in the notebook follow as text blocks.
 
 Before that it writes the chapter times into the route tables of nbs/index.ipynb from their one source,
 nbs/data/chapter_times.json (see tools/chapter_times.py), and it fails, naming the chapter and both times, when a
-chapter's header states another time than the data file.
+chapter's header states another time than the data file, or when a core chapter outgrows the core track (over 5,000
+words of markdown, or over 3 minutes of running: tools/chapter_times.py's `lean_problems`).
 """
 import json
 import sys
@@ -40,7 +41,7 @@ def main() -> int:
     blocks = [cell_markdown(cell) for cell in notebook["cells"]]
     text = "\n\n".join(b for b in blocks if b.strip()) + "\n"
     (ROOT / "README.md").write_text(text)
-    problems = chapter_times.header_problems(times)
+    problems = chapter_times.header_problems(times) + chapter_times.lean_problems(times)
     for problem in problems: print(problem, file=sys.stderr)
     return 1 if problems else 0
 

@@ -21,7 +21,7 @@ from .replay import Examples, ReplayBuffer
 # %% auto #0
 __all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'board_tensors',
            'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'model_device',
-           'network_outputs', 'batch_losses', 'Trainer', 'evaluate_losses']
+           'network_outputs', 'batch_losses', 'read_all', 'Trainer', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -168,6 +168,10 @@ def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
     return losses
 
 # %% ../nbs/07a_trainer.ipynb #75c0ed4c
+def read_all(values: list) -> list[float]:
+    "Numbers from 0-d tensors, read from their device at once (`torch.stack`), or numbers as they are."
+    return torch.stack(values).tolist() if isinstance(values[0], torch.Tensor) else list(values)
+
 class Trainer:
     "Optimiser steps on a model from a replay buffer; `step` counts steps over the whole run."
 
@@ -187,8 +191,8 @@ class Trainer:
                                              weight_decay=config.weight_decay, nesterov=True)
         else: raise ValueError(f"unknown optimizer {config.optimizer!r}: use adamw or sgd")
 
-    def train_step(self, batch: Examples) -> dict[str, float]:
-        "One optimiser step on `batch`; the losses before the step."
+    def optimiser_step(self, batch: Examples) -> dict[str, torch.Tensor | float]:
+        "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."
         self.model.train()
         lr = learning_rate_at(self.step, self.total_steps, self.config)
         for group in self.optimizer.param_groups: group["lr"] = lr
@@ -196,20 +200,23 @@ class Trainer:
         self.optimizer.zero_grad(set_to_none=True)
         losses["loss"].backward()
         grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
-                     if self.config.grad_clip > 0 else torch.tensor(0.0))
+                     if self.config.grad_clip > 0 else torch.zeros((), device=model_device(self.model)))
         self.optimizer.step()
         self.step += 1
-        return {k: v.item() for k, v in losses.items()} | {"lr": lr, "grad_norm": float(grad_norm)}
+        return {k: v.detach() for k, v in losses.items()} | {"lr": lr, "grad_norm": grad_norm}
+
+    def train_step(self, batch: Examples) -> dict[str, float]:
+        "One optimiser step on `batch`; the losses before the step, as numbers."
+        return {k: float(v) for k, v in self.optimiser_step(batch).items()}
 
     def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator, progress=None) -> dict[str, float]:
         "`steps` optimiser steps on random batches of `buffer`; the mean of each loss over the steps."
-        totals: dict[str, float] = {}
+        steps_done = []
         for _ in range(steps):
-            batch = buffer.sample(self.config.batch_size, rng, self.config.augment)
-            for k, v in self.train_step(batch).items(): totals[k] = totals.get(k, 0.0) + v
+            steps_done.append(self.optimiser_step(buffer.sample(self.config.batch_size, rng, self.config.augment)))
             if progress: progress()
         self.model.eval()
-        return {k: v / max(1, steps) for k, v in totals.items()}
+        return {k: sum(read_all([step[k] for step in steps_done])) / steps for k in steps_done[0]} if steps_done else {}
 
     def save_state(self, path: Path | str) -> None:
         "Save the optimiser state, the step count and the reach head (the network's weights go in its checkpoint)."

@@ -646,6 +646,30 @@ def test_the_threat_head_trains_and_resumes(tmp_path):
     assert all(torch.equal(a, b) for a, b in zip(trainer.reach_head.parameters(), again.reach_head.parameters()))
 
 
+def test_train_reads_the_losses_once_and_gives_the_steps_mean(monkeypatch):
+    """Trainer.train leaves each step's losses on the model's device (reading one waits for a GPU) and reads them all
+    after the last step: the means are those of train_step's numbers, to the last bit, on the same batches."""
+    from santorini_az.network import NetConfig, SantoriniNet
+    from santorini_az.trainer import TrainConfig, Trainer
+    buffer = ReplayBuffer(5000)
+    buffer.add(_examples_of_random_games(10, seed=2), 0)
+    config = TrainConfig(batch_size=32, warmup_steps=2, reach_loss_weight=1.0)
+    def trainer():
+        torch.manual_seed(0)
+        return Trainer(SantoriniNet(NetConfig(8, 1)), config, total_steps=20)
+    by_hand, rng = trainer(), np.random.default_rng(3)
+    steps = [by_hand.train_step(buffer.sample(32, rng, True)) for _ in range(7)]
+    expected = {k: sum(step[k] for step in steps) / 7 for k in steps[0]}
+    from santorini_az import trainer as module
+    reads, read_all = [], module.read_all
+    monkeypatch.setattr(module, "read_all", lambda values: reads.append(values) or read_all(values))
+    assert trainer().train(buffer, 7, np.random.default_rng(3)) == expected
+    assert set(expected) == {"policy_loss", "value_loss", "reach_loss", "loss", "lr", "grad_norm"}
+    assert len(reads) == len(expected)  # once a loss, after the last step, seven steps in each
+    unread = [values for values in reads if isinstance(values[0], torch.Tensor)]
+    assert len(unread) == 5 and all(len(values) == 7 for values in unread)  # four losses and the gradient's norm
+
+
 def test_a_match_without_searches_splits_over_the_pool():
     """Players that do not both search (here a network against α-β and greedy) play a match's games on a WorkerPool's
     processes, share by share: every game of the schedule once, in its order; the same seed gives the same games;

@@ -15,13 +15,14 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 import numpy as np
 
 from . import __version__
-from .alphabeta import AlphaBeta, AlphaBetaConfig, SearchResult
-from .arena import wilson_interval
+from .alphabeta import AlphaBeta, AlphaBetaConfig, Brain, SearchResult
+from .arena import CHAMPION, wilson_interval
 from .encoding import action_from_index
 from .engine import UNVISITED, Tree, root_value, search_batch
 from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
@@ -39,8 +40,8 @@ from .notation import NotationError, format_action, format_position, parse_actio
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator',
            'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher',
            'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text', 'winner_of',
-           'play_move_text', 'info_line', 'EngineSession', 'alphazero_searcher', 'god_searcher', 'engine_command',
-           'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
+           'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher',
+           'engine_command', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -225,6 +226,7 @@ def _parse_position(tokens: list[str]) -> State | GodState:
     if not tokens: raise ProtocolError("position needs 'startpos' or 'fen <position>'")
     moves = tokens[tokens.index("moves") + 1:] if "moves" in tokens else []
     head = tokens[:tokens.index("moves")] if "moves" in tokens else tokens
+    if not head: raise ProtocolError("position needs 'startpos' or 'fen <position>' before 'moves'")
     if head[0] == "startpos" and len(head) == 1: state = initial_state()
     elif head[:2] == ["startpos", "gods"]: state = god_start(parse_gods(head[2:]))
     elif head[0] == "fen" and len(head) == 2: state = parse_any_position(head[1])
@@ -254,8 +256,12 @@ def parse_gods(names: Sequence[str]) -> tuple[str, str]:
     return names[0].lower(), names[1].lower()
 
 def parse_any_position(text: str) -> State | GodState:
-    "A position in notation: a god position if it names gods (`apollo:C3,D4`) or marks, else a mortal one."
-    return parse_god_position(text) if ":" in text or text.count("/") == 4 else parse_position(text)
+    """A position in notation: a god position if it names gods (`apollo:C3,D4`) or marks, else a mortal one. Two
+    mortals and no marks are the mortal position (`mortal:` is accepted and ignored, chapter 1a)."""
+    if ":" not in text and text.count("/") != 4: return parse_position(text)
+    position = parse_god_position(text)
+    plain = position.gods == ("mortal", "mortal") and not (position.athena_moved_up or position.won)
+    return position.board if plain else position
 
 def position_text(state: State | GodState) -> str:
     "`state` in notation, with its gods if it has them."
@@ -304,12 +310,14 @@ class EngineSession:
                 return False
             handler = getattr(self, f"_cmd_{command}", None)
             if handler is None: raise ProtocolError(f"unknown command {command!r}")
-            if command not in ("stop", "isready"):
-                if self.answered.is_set() and self.thread is not None: self.thread.join()  # it is just finishing
+            if command not in ("stop", "isready") and self.thread is not None:
+                # a search that has answered, or been told to stop, is finishing: the command waits for it
+                if self.answered.is_set() or self.stop_requested.is_set(): self.thread.join()
                 if self.searching: raise ProtocolError(f"'{command}' while searching: send stop first")
             handler(args)
         except Exception as e:  # a GUI must never see a traceback: one line, and carry on
             self.write("info string error: " + (" ".join(str(e).split()) or type(e).__name__))
+            if command == "go" and not self.searching: self.write("bestmove (none)")  # a GUI waits for one after every go
         return True
 
     @property
@@ -354,17 +362,26 @@ def _set_option(self, args):
     if name in ("Checkpoint", "Threads", "Search"): self.alphazero = alphazero_searcher(settings)
     if name == "GodCheckpoint": self.god_searcher = god_searcher(settings)
     if name in ("Threads", "Search"): self.god_searcher = None  # made again, as now set, when a god position needs it
+    if name == "Brain" and value: check_brain(value)
     if name in ("Hash", "Brain"): self.alphabeta = None
     if name == "Hash": self.god_alphabeta = None
     self.options[name] = value
 
 EngineSession._cmd_setoption = _set_option
 
+def check_brain(value: str) -> None:
+    "A ProtocolError if the Brain option's file cannot be kept (a folder, no folder to hold it) or read."
+    path = Path(value)
+    if path.is_dir(): raise ProtocolError(f"Brain {value!r} is a folder: give a file (made if it does not exist)")
+    if not path.parent.is_dir(): raise ProtocolError(f"Brain {value!r}: there is no folder {str(path.parent)!r} to keep it in")
+    Brain(path)  # reads it now, so that a file that cannot be read is refused here
+
 # %% ../nbs/30_protocol.ipynb #eb28edaf
 def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     """The AlphaZero searcher the options (Search, Checkpoint, Threads) name: chapter 6's compiled tree with the
     network on ONNX Runtime, or chapter 3's readable search with it on torch; the uniform prior without a Checkpoint."""
     checkpoint, threads = options["Checkpoint"], max(1, options["Threads"])
+    if checkpoint == "champion": checkpoint = str(CHAMPION)  # the network the course ships
     if options["Search"] == "readable":
         return AlphaZeroSearcher(checkpoint_evaluator(checkpoint, threads) if checkpoint else uniform_evaluator)
     if not checkpoint: return CompiledAlphaZeroSearcher(uniform_planes_evaluator)

@@ -72,10 +72,11 @@ def searched_ms(info):
 
 
 def check_refused(engine, command, culprit=""):
-    "`command` gets one error line (naming `culprit`) and nothing more."
+    "`command` gets one error line (naming `culprit`) and nothing more; a `go` also its `bestmove (none)`."
     engine.send(command)
     line = engine.read()
     assert line.startswith("info string error: ") and culprit in line, (command, line)
+    if command.split()[0] == "go": assert engine.read() == "bestmove (none)", command  # a GUI waits for it
     engine.quiet()
 
 
@@ -155,13 +156,14 @@ def test_alphazero_movetime_is_a_time_budget(engine):
     engine.quit()
 
 
-@pytest.mark.parametrize("search", ["compiled", "readable"])
-def test_alphazero_with_the_champion_on_either_search(engine, search):
-    "Both searches behind `Engine alphazero` load a checkpoint (the compiled one through its ONNX export) and obey nodes."
+@pytest.mark.parametrize("search, checkpoint", [("compiled", "champion"), ("readable", "the shipped file's path")])
+def test_alphazero_with_the_champion_on_either_search(engine, search, checkpoint):
+    """Both searches behind `Engine alphazero` load a checkpoint (the compiled one through its ONNX export), named
+    `champion` or by its path, and obey nodes."""
     from santorini_az.arena import CHAMPION
     engine.send("setoption name Engine value alphazero")
     engine.send(f"setoption name Search value {search}")
-    engine.send(f"setoption name Checkpoint value {CHAMPION}")
+    engine.send(f"setoption name Checkpoint value {CHAMPION if checkpoint.endswith('path') else checkpoint}")
     engine.send("isready")
     assert engine.read(timeout=120) == "readyok"
     engine.send("position fen 0000000230000000000000000/1/C4,A1/E1,E2")  # C4 on level 2 beside a level-3 tower
@@ -177,7 +179,8 @@ BAD_COMMANDS = [
     "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
     "setoption name Search value fast",
     "setoption name GodCheckpoint value /no/such/god.safetensors",
-    "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam"]
+    "setoption name Checkpoint value /no/such/checkpoint.safetensors", "setoption", "ucinewgam", "position moves C3",
+    "setoption name Brain value /", "setoption name Brain value /no/such/folder/brain.txt"]
 
 
 def test_each_bad_command_gives_one_error_line_and_the_engine_keeps_running(engine):
@@ -189,6 +192,30 @@ def test_each_bad_command_gives_one_error_line_and_the_engine_keeps_running(engi
         check_answers(engine, "position startpos", "go depth 1")
     engine.quit()
     engine.check_no_traceback()
+
+
+def test_commands_sent_right_after_stop_wait_for_the_search(engine):
+    "A GUI that sends stop, a new position and go at once gets two bestmoves, the second a move of the new position."
+    engine.send("position startpos moves C3 D4 B2 D2")
+    engine.send("go infinite")
+    assert engine.read().startswith("info depth 1")
+    for line in ("stop", "position startpos moves C3 D4 B2 D2 C3>B3^C3", "go depth 2"): engine.send(line)
+    first, second = engine.until("bestmove"), engine.until("bestmove")
+    assert not [l for l in first + second if l.startswith("info string error")], first + second
+    position = play_moves(parse_position("0000000000000000000000000/1//"), "C3 D4 B2 D2 C3>B3^C3".split())
+    parse_action(position, second[-1].split()[1])  # legal for player 2, who is to move there
+    engine.quit()
+
+
+def test_mortal_gods_without_marks_are_the_mortal_position():
+    "`mortal:` is accepted and ignored: such a fen is the mortal position, and only a god or a mark makes a god one."
+    from santorini_az.gods import GodState
+    from santorini_az.protocol import parse_any_position
+    mortal = parse_position("0000000000000000000000000/1/C3,D4/B2,E5")
+    assert parse_any_position("0000000000000000000000000/1/mortal:C3,D4/mortal:B2,E5") == mortal
+    assert parse_any_position("0000000000000000000000000/1/C3,D4/B2,E5/") == mortal
+    assert isinstance(parse_any_position("0000000000000000000000000/1/pan:C3,D4/mortal:B2,E5"), GodState)
+    assert isinstance(parse_any_position("0000000000000030000000000/2/mortal:C3,D4/mortal:B2,E5/won"), GodState)
 
 
 def test_go_on_a_finished_game(engine):

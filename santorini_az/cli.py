@@ -16,8 +16,8 @@ from .notation import NotationError, format_action, format_position, parse_posit
 
 # %% auto #0
 __all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'check_ray_address',
-           'train', 'report', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
-           'bench_alphabeta', 'main']
+           'check_resumed_run', 'train', 'report', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine',
+           'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -89,7 +89,9 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
     try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup, checkpoint,
                               compile=compile, backend=backend, cuda_graphs=cuda_graphs)
     except ValueError as e: fail(str(e))
-    print_bench(run_bench(config), as_json=json)
+    try: results = run_bench(config)
+    except _run_errors() as e: fail(str(e))  # a checkpoint that cannot be loaded, named
+    print_bench(results, as_json=json)
 
 # %% ../nbs/33_cli.ipynb #8a1901c1
 def check_ray_address(address: str) -> None:
@@ -106,12 +108,25 @@ def check_ray_address(address: str) -> None:
             fail(f"--ray: nothing answers at {address} ({getattr(e, 'strerror', None) or e}); start the head with `ray start --head`")
 
 # %% ../nbs/33_cli.ipynb #457c67e3
+def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None:
+    "Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own."
+    import json
+    from pathlib import Path
+    try: made = json.loads((Path(run_dir) / "config.json").read_text())
+    except (OSError, ValueError): return  # no run there, or a damaged one: the loop says which
+    if preset is not None and preset != made.get("preset"):
+        fail(f"--preset {preset}: the run in {run_dir} was made with preset {made.get('preset')!r}, and a resumed run "
+             "keeps its settings (change one with --set)")
+    if net and net != f"{made.get('channels')}x{made.get('blocks')}":
+        fail(f"--net {net}: the run in {run_dir} trains a {made.get('channels')}x{made.get('blocks')} network, and a "
+             "resumed run keeps its network's size")
+
 def _run_errors():
     from santorini_az.rundir import RunError
     return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
 @app.command()
-def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-core laptop: 40 iterations, about 20 minutes; --hours 0.5 fills half an hour), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
+def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the default: a 2-core laptop: 40 iterations, about 20 minutes; --hours 0.5 fills half an hour), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
@@ -121,9 +136,9 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
           init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
-          quiet: bool = typer.Option(False, "--quiet", help="No progress bars."),
+          quiet: bool = typer.Option(False, "--quiet", help="No progress bars or stage lines: only the run's last line."),
           ray: str = typer.Option(None, "--ray", help="Play the games on the Ray cluster at HOST:PORT ('local': one "
-                                  "started here); the learner and the run directory stay here. Needs santorini_az[ray].")):
+                                  "started here); the learner and the run directory stay here. Needs santorini_az\\[ray].")):
     "Train a network by self-play: self-play, training, arena and reference matches, in a resumable run directory."
     from pathlib import Path
     from santorini_az.progress import Progress
@@ -147,9 +162,10 @@ def train(preset: str = typer.Option("cpu", help="tiny (tests, CI), cpu (a 2-cor
         if resume:
             if not run_dir: fail("--resume needs --run-dir")
             if config: fail("--config applies to a new run; to change a resumed run use --set")
+            check_resumed_run(run_dir, preset, net)
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
-            settings = resolve_config(preset, config, overrides)
+            settings = resolve_config(preset or "cpu", config, overrides)
             run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet), ray=ray)
     except _run_errors() as e: fail(str(e))
     try: where = write_report(run.root)[0]
@@ -183,7 +199,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
     typer.echo(match_summary(result))
 
 @app.command()
-def selfplay(player: str = typer.Argument(..., help="A checkpoint, or mcts (uniform prior)."),
+def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the shipped network) or mcts (uniform prior)."),
              out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
@@ -230,7 +246,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 @app.command()
 def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors)."),
            out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write.")):
-    "Export CHECKPOINT to ONNX: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1], opset 17."
+    "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."
     from santorini_az.export import export_command
     try: metadata = export_command(checkpoint, out)
     except _run_errors() as e: fail(str(e))
@@ -257,7 +273,7 @@ def engine():
 def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santorini_az engine'."),
           second: str = typer.Argument(..., help="The other engine command."),
           openings: int = typer.Option(4, min=1, help="Random openings, each played twice with colours swapped."),
-          movetime: Optional[int] = typer.Option(None, min=1, help="Milliseconds per move."),
+          movetime: Optional[int] = typer.Option(None, min=1, help="Milliseconds per move (give one of --movetime, --nodes, --depth; default: depth 2)."),
           nodes: Optional[int] = typer.Option(None, min=1, help="Nodes (simulations for alphazero) per move."),
           depth: Optional[int] = typer.Option(None, min=1, help="Depth per move (alphabeta)."),
           go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),

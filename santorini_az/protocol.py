@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import queue
 import shlex
+import shutil
 import subprocess
 import sys
 import threading
@@ -512,6 +513,8 @@ class EngineProcess:
         try: args = shlex.split(command)
         except ValueError as e: raise ProtocolError(f"cannot read the engine command {command!r}: {e}") from None
         if not args: raise ProtocolError("an engine command is empty: give one such as 'santorini_az engine'")
+        if args[0] == "santorini_az" and shutil.which("santorini_az") is None:  # this package's CLI, not on PATH
+            args = [sys.executable, "-c", "from santorini_az.cli import main; main()", *args[1:]]
         try:
             self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
@@ -634,6 +637,9 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
         except ProtocolError as e: raise ProtocolError(f"--gods takes two gods separated by a comma, e.g. apollo,pan: {e}") from None
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
     if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
+    if go_second is not None:
+        try: _parse_go(go_second.split())
+        except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
     match = play_match(first, second, openings, budgets[0] if budgets else "depth 2", go_second,
                        _options(options_first), _options(options_second), seed=seed, echo=print, gods=gods)
     print(match.summary())

@@ -445,6 +445,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
     (["match", "", "santorini_az engine"], "an engine command is empty"),
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
+    (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes one of"),
+    (["bench", "--checkpoint", "bad.safetensors", "--seconds", "1"], "bad.safetensors is not a readable safetensors file"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")
@@ -558,6 +560,16 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     after = {p: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != "lock"}
     assert after == before  # refused before any work: not a byte of the run changed
+
+
+@pytest.mark.parametrize("asked, message", [(["--preset", "gpu"], "was made with preset 'tiny'"),
+                                            (["--net", "32x4"], "trains a 16x2 network")])
+def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
+    "`train --resume` with another --preset or --net than the run's: one sentence naming the option, nothing changed."
+    before = {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()}
+    done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(finished_tiny_run), *asked], cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr and asked[0] in done.stderr, done.stdout + done.stderr
+    assert {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()} == before
 
 
 def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):

@@ -189,6 +189,7 @@ def test_player_two_and_undo(site, browser):
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&side=2")
     game = wait_for_my_turn_or_end(page)
     assert game["human"] == 1 and len(game["moves"]) == 2  # the engine (player 1) placed both its workers first
+    assert page.is_disabled("#undo")  # nothing of the human's to take back (undoing the engine's opening stuck the game)
     rng = random.Random(1)
     for _ in range(3):  # two placements, then a move
         game = wait_for_my_turn_or_end(page)
@@ -203,6 +204,42 @@ def test_player_two_and_undo(site, browser):
     assert game["info"]["position"] == format_position(play_moves(initial_state(), game["moves"][:game["index"]]))
     page.click("#redo")
     page.wait_for_function("(i) => window.santorini.game.index === i", arg=before)
+    page.close()
+
+
+def cell_name(cell: int) -> str:
+    return "ABCDE"[cell % 5] + str(5 - cell // 5)
+
+
+def test_a_click_on_the_3d_board_lands_on_the_cell_drawn_there(site, browser):
+    "Each cell's tile, clicked where it is drawn (the back row too, behind the others), places a worker on that cell."
+    page = open_page(browser, site["url"] + "?view=3d&difficulty=easy&poll=0")
+    page.wait_for_function("document.querySelector('canvas.board3d') && window.santorini.cellPoint(0) !== undefined")
+    page.wait_for_timeout(500)  # the canvas takes its size (a resize observer's call) before the first click
+    for cell in (0, 2, 4, 7, 12, 17, 20, 24):
+        point = page.evaluate("(c) => window.santorini.cellPoint(c)", cell)
+        wait_for_my_turn_or_end(page)  # the position shown is the game's: a click now is a click on it
+        page.mouse.click(point["x"], point["y"])
+        page.wait_for_function("window.santorini.game.index === 1")
+        assert page.evaluate("window.santorini.game.moves[0]") == cell_name(cell)
+        page.click("#undo")
+        page.wait_for_function("window.santorini.game.index === 0")
+    assert not page.errors, page.errors
+    page.close()
+
+
+def test_a_double_click_plays_once_and_a_winning_climb_needs_no_build(site, browser):
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0")
+    page.dblclick('.board2d button[data-cell="12"]')
+    page.wait_for_function("window.santorini.game.moves.length >= 1")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.santorini.game.moves") == ["C3"]
+    page.close()
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&position=0000000000002300000000000/1/C3,A1/E5,E1")
+    for cell in (12, 13):  # the worker on C3 (level 2), then D3 (level 3): the game is won, no build to choose
+        page.click(f'.board2d button[data-cell="{cell}"]')
+    page.wait_for_function("window.santorini.game.info.winner === 0")
+    assert page.evaluate("window.santorini.game.moves")[0].startswith("C3>D3")
     page.close()
 
 

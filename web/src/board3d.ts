@@ -11,6 +11,16 @@ const ANIMATION_MS = 350;
 
 const cellCentre = (cell: number) => new THREE.Vector3((cell % 5) - 2, 0, Math.floor(cell / 5) - 2);
 const topOf = (level: number) => BASE + Math.min(level, 3) * LEVEL_HEIGHT;
+/** The cell under a point of the board (a mesh's centre), or null off the board. */
+function cellAt(point: THREE.Vector3): number | null {
+  const column = Math.round(point.x) + 2, row = Math.round(point.z) + 2;
+  return column >= 0 && column < 5 && row >= 0 && row < 5 ? row * 5 + column : null;
+}
+/** Is `object` drawn: it and every group above it visible? (A ray meets hidden meshes too.) */
+function shown(object: THREE.Object3D | null): boolean {
+  for (; object; object = object.parent) if (!object.visible) return false;
+  return true;
+}
 
 interface Tween { mesh: THREE.Object3D; from: THREE.Vector3; to: THREE.Vector3; start: number }
 
@@ -22,7 +32,7 @@ export class Board3D implements BoardView {
   private buildings = new THREE.Group();
   private marks = new THREE.Group();
   private workers: THREE.Group[][] = [[], []];
-  private pickers: THREE.Mesh[] = [];
+  private tiles: THREE.Mesh[] = [];
   private tweens: Tween[] = [];
   private lastHeights: number[] | null = null;
   private frame = 0;
@@ -61,13 +71,8 @@ export class Board3D implements BoardView {
       const tile = new THREE.Mesh(new THREE.BoxGeometry(0.96, BASE, 0.96),
         new THREE.MeshLambertMaterial({ color: (cell + Math.floor(cell / 5)) % 2 ? "#8fbf6a" : "#9fcf78" }));
       tile.position.copy(cellCentre(cell)).setY(BASE / 2);
+      this.tiles.push(tile);
       this.scene.add(tile);
-      // An invisible column over each cell catches clicks on the tile, its buildings and its worker alike.
-      const picker = new THREE.Mesh(new THREE.BoxGeometry(1, 1.6, 1), new THREE.MeshBasicMaterial({ visible: false }));
-      picker.position.copy(cellCentre(cell)).setY(0.8);
-      picker.userData.cell = cell;
-      this.pickers.push(picker);
-      this.scene.add(picker);
     }
   }
 
@@ -98,9 +103,20 @@ export class Board3D implements BoardView {
       const rect = canvas.getBoundingClientRect();
       const pointer = new THREE.Vector2(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
       raycaster.setFromCamera(pointer, this.camera);
-      const hit = raycaster.intersectObjects(this.pickers)[0];
-      if (hit) onClick(hit.object.userData.cell as number);
+      // The nearest thing drawn under the pointer (a tile, a building, a mark or a worker) names the cell it stands
+      // on. (An invisible column over each cell, as tall as a tower, would catch a click on the cells behind it.)
+      const hit = raycaster.intersectObjects([...this.tiles, this.buildings, this.marks, ...this.workers.flat()], true)
+        .find((h) => shown(h.object));
+      const cell = hit ? cellAt(hit.object.getWorldPosition(new THREE.Vector3())) : null;
+      if (cell !== null) onClick(cell);
     });
+  }
+
+  /** Where the middle of `cell`'s tile is drawn, in the page's pixels (for tests: a click there is a click on it). */
+  screenPoint(cell: number): { x: number; y: number } {
+    const point = cellCentre(cell).setY(BASE).project(this.camera);
+    const rect = this.renderer.domElement.getBoundingClientRect();
+    return { x: rect.left + ((point.x + 1) / 2) * rect.width, y: rect.top + ((1 - point.y) / 2) * rect.height };
   }
 
   private resize() {

@@ -135,7 +135,8 @@ function draw() {
   drawGodControls(info);
   $<HTMLInputElement>("position").value = info.position;
   $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
-  $<HTMLButtonElement>("undo").disabled = game.index === 0 && !game.steps.length;
+  $<HTMLButtonElement>("undo").disabled = previousTurn() < 0 && !game.steps.length;
+  if (!game.hint.length) $("hinttext").textContent = ""; // a hint is for the position it was asked in
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
   drawInsight();
 }
@@ -256,6 +257,7 @@ async function analyse(position: string) {
 async function playMove(move: string, from: string) {
   if (from !== game.positions[game.index]) return;
   const reply = await ask<Extract<Reply, { type: "play" }>>({ type: "play", position: from, move });
+  if (from !== game.positions[game.index]) return; // played meanwhile (a double click): once is enough
   if (!reply.result.position) { setStatus(`illegal move ${move}: ${reply.result.error}`); return; }
   game.positions = [...game.positions.slice(0, game.index + 1), reply.result.position];
   game.moves = [...game.moves.slice(0, game.index), move];
@@ -275,7 +277,7 @@ function onCellClick(cell: number) {
     else draw();
     return;
   }
-  const next = click(info.legal, game.selection, cell);
+  const next = click(info.legal, game.selection, cell, info.heights);
   game.selection = next.selection;
   if (next.move) playMove(next.move, info.position);
   else draw();
@@ -290,11 +292,18 @@ function cancelThinking() {
 function undo() {
   cancelThinking();
   if (game.steps.length) { game.steps = []; resetInsight(); show(); return; } // back to the start of this turn
-  // Back to the last position where it is the human's turn (the engine's reply and the human's move both go).
-  do game.index--; while (game.index > 0 && whoMoves(game.positions[game.index]) !== game.human);
-  game.index = Math.max(0, game.index);
-  resetInsight();
+  // Back to the last position where it is the human's turn (the engine's reply and the human's move both go); none
+  // when the engine opened the game and the human has not moved yet: then nothing changes (the engine goes on).
+  const back = previousTurn();
+  if (back >= 0) { game.index = back; resetInsight(); }
   show();
+}
+
+/** The index of the last position before this one where the human is to move, or -1. */
+function previousTurn(): number {
+  let i = game.index - 1;
+  while (i >= 0 && whoMoves(game.positions[i]) !== game.human) i--;
+  return i;
 }
 
 function redo() {
@@ -522,6 +531,7 @@ const hooks = {
   godSearch: (position: string, simulations: number, batch = 16, decisions = 0, steps: number[] = []) =>
     ask({ type: "godSearch", position, steps, simulations, temperature: 0, batch, seed: 0, decisions }),
   ready: engineReady,
+  cellPoint: (cell: number) => view.screenPoint?.(cell), // where a click on `cell` lands in the 3D view
 };
 (window as unknown as { santorini: typeof hooks }).santorini = hooks;
 

@@ -34,6 +34,12 @@ describe("click", () => {
     expect(click(moves, { from: 12 }, 0).selection).toEqual({});
     expect(click(moves, { from: 12, to: 7 }, 24).move).toBeUndefined();
   });
+  it("completes a step onto level 3 at once: it wins, and no build follows", () => {
+    const heights = Array(25).fill(0);
+    heights[7] = 3;
+    expect(click(moves, { from: 12 }, 7, heights)).toEqual({ selection: {}, move: "C3>C4^C5" });
+    expect(click(moves, { from: 12 }, 11, heights).selection).toEqual({ from: 12, to: 11 }); // level 0: a build to pick
+  });
   it("places a worker in one click", () => {
     expect(click([{ text: "B4", cell: 6 }], {}, 6).move).toBe("B4");
   });

@@ -17,8 +17,10 @@ export function targets(legal: LegalAction[], selection: Selection): Set<number>
   return unique(legal.filter((a) => a.from === selection.from && a.to === selection.to).map((a) => a.build));
 }
 
-/** The new selection after a click on `cell`, and the action in notation when the click completes one. */
-export function click(legal: LegalAction[], selection: Selection, cell: number): { selection: Selection; move?: string } {
+/** The new selection after a click on `cell`, and the action in notation when the click completes one. With the
+ * board's `heights`, a step up onto level 3 completes the move at once: it wins, and nothing is built after it. */
+export function click(legal: LegalAction[], selection: Selection, cell: number,
+                      heights?: number[]): { selection: Selection; move?: string } {
   const placement = legal.find((a) => a.cell === cell);
   if (placement) return { selection: {}, move: placement.text };
   if (!targets(legal, selection).has(cell)) {
@@ -26,7 +28,10 @@ export function click(legal: LegalAction[], selection: Selection, cell: number):
     return { selection: legal.some((a) => a.from === cell) ? { from: cell } : {} };
   }
   if (selection.from === undefined) return { selection: { from: cell } };
-  if (selection.to === undefined) return { selection: { from: selection.from, to: cell } };
+  if (selection.to === undefined) {
+    const win = heights?.[cell] === 3 ? legal.find((a) => a.from === selection.from && a.to === cell) : undefined;
+    return win ? { selection: {}, move: win.text } : { selection: { from: selection.from, to: cell } };
+  }
   const move = legal.find((a) => a.from === selection.from && a.to === selection.to && a.build === cell);
   return { selection: {}, move: move?.text };
 }

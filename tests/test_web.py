@@ -236,6 +236,9 @@ def test_a_double_click_plays_once_and_a_winning_climb_needs_no_build(site, brow
     assert page.evaluate("window.santorini.game.moves") == ["C3"]
     page.close()
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&position=0000000000002300000000000/1/C3,A1/E5,E1")
+    rows = page.evaluate("[...document.querySelectorAll('.board2d button')].filter((b, i) => i % 5 === 0)"
+                         ".map((b) => b.getBoundingClientRect().height)")
+    assert max(rows) - min(rows) < 1, rows  # rows with workers are as tall as rows without
     for cell in (12, 13):  # the worker on C3 (level 2), then D3 (level 3): the game is won, no build to choose
         page.click(f'.board2d button[data-cell="{cell}"]')
     page.wait_for_function("window.santorini.game.info.winner === 0")

@@ -189,8 +189,9 @@ def check_settings(config, limits: dict = LIMITS) -> None:
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"setting {key!r} must be a finite number, got {value!r}")
         low, high = limits.get(key, (None, None))
-        if low is not None and value < low: raise ValueError(f"setting {key!r} must be at least {low:g}, got {value!r}")
-        if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {high:g}, got {value!r}")
+        bound = lambda x: str(int(x)) if float(x).is_integer() else f"{x:g}"  # 4294967295, not 4.29497e+09
+        if low is not None and value < low: raise ValueError(f"setting {key!r} must be at least {bound(low)}, got {value!r}")
+        if high is not None and value > high: raise ValueError(f"setting {key!r} must be at most {bound(high)}, got {value!r}")
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
 

@@ -148,8 +148,13 @@ function drawGodControls(info: PositionInfo | GodInfo) {
   $<HTMLButtonElement>("endturn").hidden = !canEnd(legal);
   $("domebox").hidden = !canDome(legal);
   const steps = isGodInfo(info) ? info.steps : [];
-  $("godturn").textContent = !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") +
-    "Click a worker to move it, a highlighted cell to build" + (canEnd(legal) ? ", or End turn to stop here." : ".");
+  // what a click can do now: the instructions name only those (after a move, no worker can move again)
+  const kinds = new Set((legal as SubAction[]).map((a) => a.kind));
+  const clicks = [kinds.has("move") && "a worker to move it", (kinds.has("build") || kinds.has("dome")) && "a highlighted cell to build"]
+    .filter((c): c is string => Boolean(c));
+  const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
+  const end = canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "";
+  $("godturn").textContent = !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + what + end;
 }
 
 function drawInsight() {
@@ -164,10 +169,10 @@ function drawInsight() {
   const rows = (moves: MoveStat[], visits: boolean) => moves.slice(0, 6).map((m) =>
     `<tr><td>${m.text}</td><td>${(m.prior * 100).toFixed(1)}%</td>${visits ? `<td>${(m.share * 100).toFixed(1)}%</td>` : ""}</tr>`).join("");
   const network = game.network?.position === game.positions[game.index] ? game.network : null;
-  $("networkmoves").innerHTML = network ? `<tr><th>move</th><th>prior</th></tr>` + rows(network.top_priors, false) : "";
+  $("networkmoves").innerHTML = network ? `<tr><th>move</th><th>prior</th></tr>` + rows(network.top_priors ?? [], false) : "";
   const search = game.search;
   $("searchmoves").innerHTML = search?.simulations
-    ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits, true) : "";
+    ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits ?? [], true) : "";
   $("speed").textContent = search?.simulations
     ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
       `(${search.backend === "onnx" ? "network" : "uniform prior"}${search.batches ? `, ${search.batches} batches` : ""})` : "";

@@ -47,9 +47,12 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
     except ValueError as e: raise RunError(str(e)) from None
 
 def search_player(spec: str, simulations: int, purpose: str, backend: str = "torch") -> SearchPlayer:
-    "The search player of `spec` ('mcts' or a checkpoint); RunError saying that `purpose` needs a search otherwise."
+    "The search player of `spec` ('mcts', 'champion' or a checkpoint); RunError saying that `purpose` needs a search otherwise."
+    searches = "give a checkpoint, 'champion' or 'mcts'"
+    if not is_reference(spec) and spec not in ("mcts", "champion") and not Path(spec).exists():
+        raise RunError(f"no such checkpoint {spec!r} ({purpose} needs a search: {searches})")
     chosen = player(spec, simulations, backend)
-    if not isinstance(chosen, SearchPlayer): raise RunError(f"{purpose} needs a search: give a checkpoint or 'mcts'")
+    if not isinstance(chosen, SearchPlayer): raise RunError(f"{purpose} needs a search: {searches}")
     return chosen
 
 # %% ../nbs/27_play.ipynb #53ea6c6d

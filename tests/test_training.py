@@ -435,6 +435,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--run-dir", "r" * 300], "a name of 300 bytes is too long"),
     (["train", "--run-dir", "afile/run"], "afile is not a folder"),
     (["selfplay", "mcts", "--games", "1", "--out", "pipe"], "pipe exists and is not a regular file"),
+    (["selfplay", "random", "--games", "1", "--out", "g.npz"], "self-play needs a search: give a checkpoint, 'champion' or 'mcts'"),
+    (["selfplay", "nope", "--games", "1", "--out", "g.npz"], "no such checkpoint 'nope' (self-play needs a search"),
     (["selfplay", "mcts", "--games", "1", "--out", "/proc/no/games.npz"], "refuses new files"),
     (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null
     (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
 CHROMIUM = "/usr/bin/chromium"
 LONG_TASK_MS = 100
+START_POSITION = "0000000000000000000000000/1//"
 TIMEOUT_MS = 120_000
 # A promise of the page's, bounded: `page.evaluate` has no timeout of its own and waits forever for one never settled.
 BOUNDED = "(promise, ms) => Promise.race([promise, new Promise((_, fail) => setTimeout(() => fail(new Error(`no answer in ${ms} ms`)), ms))])"
@@ -243,6 +244,26 @@ def test_a_double_click_plays_once_and_a_winning_climb_needs_no_build(site, brow
         page.click(f'.board2d button[data-cell="{cell}"]')
     page.wait_for_function("window.santorini.game.info.winner === 0")
     assert page.evaluate("window.santorini.game.moves")[0].startswith("C3>D3")
+    page.close()
+
+
+def test_a_reload_goes_on_with_the_game(site, browser):
+    "The game is kept in the browser's storage: a reload shows the same moves, at the same point, on the same side."
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0")
+    rng = random.Random(2)
+    for _ in range(3):  # two placements, then the engine's two, then one more of ours
+        game = wait_for_my_turn_or_end(page)
+        click_move(page, rng.choice(game["info"]["legal"]))
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    before = wait_for_my_turn_or_end(page)
+    page.goto(site["url"] + "?view=2d&difficulty=easy&poll=0")  # a reload, without ?position=
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    after = wait_for_my_turn_or_end(page)
+    assert (after["moves"], after["index"], after["human"]) == (before["moves"], before["index"], before["human"])
+    assert "where you left it" in page.inner_text("#status")
+    page.goto(site["url"] + "?view=2d&poll=0&position=" + START_POSITION)  # an explicit position starts afresh
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    assert page.evaluate("window.santorini.game.moves") == []
     page.close()
 
 

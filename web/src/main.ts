@@ -91,7 +91,26 @@ async function godInfo(position: string, steps: number[]): Promise<GodInfo> {
   return reply.info;
 }
 
+/** The game in this browser's storage, so that a reload goes on with it (the page's own ?position= starts afresh). */
+const SAVED = "santorini_az.game";
+function saveGame() {
+  try { localStorage.setItem(SAVED, JSON.stringify({ positions: game.positions, moves: game.moves, index: game.index, human: game.human })); }
+  catch { /* storage may be off (a private window): the game simply is not kept */ }
+}
+
+/** The game saved by this page before a reload, if it is one this page can show; else null. */
+function savedGame(): { positions: string[]; moves: string[]; index: number; human: number } | null {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED) ?? "null");
+    const fits = saved && Array.isArray(saved.positions) && Array.isArray(saved.moves) && saved.positions.length >= 1 &&
+      saved.moves.length === saved.positions.length - 1 && Number.isInteger(saved.index) && saved.index >= 0 &&
+      saved.index < saved.positions.length && (saved.human === 0 || saved.human === 1);
+    return fits ? saved : null;
+  } catch { return null; }
+}
+
 async function show() {
+  saveGame();
   const position = game.positions[game.index], steps = game.steps;
   const info = isGodPosition(position) ? await godInfo(position, steps) : await positionInfo(position);
   if (position !== game.positions[game.index] || steps !== game.steps) return; // the game moved on while we waited
@@ -415,6 +434,19 @@ async function startFrom(text: string) {
   await newGame(await startingPosition(info.position));
 }
 
+/** Go on with a saved game: its positions, moves and side, at the position it showed. */
+async function resume(saved: { positions: string[]; moves: string[]; index: number; human: number }) {
+  const start = saved.positions[0];
+  $<HTMLSelectElement>("side").value = String(saved.human);
+  if (isGodPosition(start)) setPickers((await godInfo(start, [])).gods);
+  else await positionInfo(start); // a position this version cannot read fails here
+  Object.assign(game, { positions: saved.positions, moves: saved.moves, index: saved.index, human: saved.human });
+  resetInsight();
+  setStatus(`${isGodPosition(start) ? godNote() : game.model.message}; the game you were playing, where you left it ` +
+            "(New game starts another)");
+  await show();
+}
+
 async function loadPosition() {
   const text = $<HTMLInputElement>("position").value.trim();
   try {
@@ -542,6 +574,11 @@ const hooks = {
 
 engineReady.then(async () => {
   await watchModel();
+  const saved = params.has("position") || params.has("gods") || params.has("side") ? null : savedGame();
+  if (saved) {  // the game this browser was playing before a reload
+    try { await resume(saved); return; }
+    catch { localStorage.removeItem(SAVED); } // a game this version cannot show: a new one instead
+  }
   try { await startFrom(params.get("position") ?? START); }
   catch (error) { setStatus(`?position= or ?gods= not understood (${(error as Error).message}): a new game instead`); await newGame(await startingPosition(null)); }
   if (urlGods.unknown.length) setStatus(`unknown god ${urlGods.unknown.join(", ")} in ?gods= (the gods are ${GODS.join(", ")}): playing a mortal`);

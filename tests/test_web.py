@@ -205,6 +205,8 @@ def test_player_two_and_undo(site, browser):
     assert game["info"]["position"] == format_position(play_moves(initial_state(), game["moves"][:game["index"]]))
     page.click("#redo")
     page.wait_for_function("(i) => window.santorini.game.index === i", arg=before)
+    page.select_option("#side", "0")  # another side: a new game at once, as another god is
+    page.wait_for_function("window.santorini.game.human === 0 && window.santorini.game.moves.length === 0")
     page.close()
 
 

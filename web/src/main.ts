@@ -526,6 +526,8 @@ const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
 $<HTMLSelectElement>("view").value = startView;
 $<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
 $("newstandard").onclick = async () => newGame(await startingPosition(null));
+// a new side is a new game at once, as a new god is (the engine opens it when you play second)
+$<HTMLSelectElement>("side").onchange = async () => newGame(await startingPosition(null));
 $("newrandom").onclick = async () => {
   const reply = await ask<Extract<Reply, { type: "randomStart" }>>({ type: "randomStart", seed: Math.floor(Math.random() * 2 ** 31) });
   newGame(await startingPosition(reply.position));

@@ -415,6 +415,7 @@ class BoardWidget(anywidget.AnyWidget):
     heat_labels = traitlets.List(traitlets.Unicode()).tag(sync=True)  # 25 labels, or empty
     arrows = traitlets.List(traitlets.Dict()).tag(sync=True)  # {"from", "to", "build", "weight"}
     interactive = traitlets.Bool(True).tag(sync=True)
+    unavailable = ""  # why no click is taken now although the board is interactive (a PlayWidget with no engine to play)
     thinking = traitlets.Bool(False).tag(sync=True)  # an engine is searching: clicks wait
     progress = traitlets.Float(0.0).tag(sync=True)  # its progress in [0, 1]
     title = traitlets.Unicode().tag(sync=True)
@@ -473,7 +474,7 @@ def _sync(self: BoardWidget, message: str, refused: bool = False) -> None:
         self.status, self.message, self.refused = status_line(state), message, refused
 
 def _accepts_clicks(self: BoardWidget) -> bool:
-    return self.interactive and not self.thinking and self.state.player in self.humans
+    return self.interactive and not self.unavailable and not self.thinking and self.state.player in self.humans
 
 BoardWidget.reset, BoardWidget.play, BoardWidget._sync, BoardWidget._accepts_clicks = _reset, _play, _sync, _accepts_clicks
 
@@ -482,6 +483,7 @@ def _click(self: BoardWidget, cell: int) -> str:
     "Click on `cell` (0-24), exactly as in the browser; the message shown."
     with self._lock:
         if not self.interactive: reason = "this board is for display only"
+        elif self.unavailable: reason = self.unavailable
         elif self.thinking: reason = "the engine is thinking: wait for its move"
         elif winner(self.state) is None and self.state.player not in self.humans:
             reason = f"it is not your turn: player {self.state.player + 1} is the engine"
@@ -613,12 +615,13 @@ def _new_game(self: PlayWidget) -> None:
     board = self.board
     with board._lock:
         self.evaluate, board.thinking, board.progress = None, False, 0.0
-        board.humans, board.undo_to = {self.human}, self.human
+        board.humans, board.undo_to, board.unavailable = {self.human}, self.human, ""
         with board.hold_sync():  # the title and the new board reach the browser in one message
             board.title = f"you ({PLAYER_NAMES[self.human]}) against {self.opponent.value}, {self.simulations.value} simulations"
             board.reset()
             try: self.evaluate = load_evaluator(self.opponent.value.strip())
-            except WidgetError as e:
+            except WidgetError as e:  # no engine: the board takes no click until a new game has one
+                board.unavailable = f"{e}; then press new game"
                 board._sync(str(e), refused=True)
                 return
             board._sync("your turn: click a square to place a worker" if self.human == 0 else "")
@@ -967,7 +970,7 @@ def god_prompt(node: GodNode) -> str:
     if node.state.gods[node.player] == "hermes" and block and movers and not moved: block = "a square to build without moving"
     parts = [move, block] if not node.steps else [block, move]
     text = "click " + ", or ".join(p for p in parts if p) + (", or end the turn" if can_end else "")
-    return text + (" (switch 'dome' on for a dome)" if "dome" in kinds else "")
+    return text + (" (with the 'dome' switch on, a dome)" if "dome" in kinds else "")
 
 # %% ../nbs/29_widgets.ipynb #25de711a
 @dataclass(frozen=True)
@@ -1163,7 +1166,10 @@ def _god_click(self: GodBoardWidget, cell: int) -> str:
     with self._lock:
         if reason := _click_refusal(self, cell): self._sync(reason, refused=True); return reason
         result = god_click(self.node, self._pending, cell, self.dome)
-        if result.action is not None: self.play_sub_action(result.action, result.message)
+        if result.action is not None:
+            step = step_of(result.action)
+            if step is not None and step.kind == "dome": self.dome = False  # the switch is for one build
+            self.play_sub_action(result.action, result.message)
         else:
             self._pending = result.pending
             self._sync(result.message, result.refused)
@@ -1323,7 +1329,8 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         board.thinking, board.progress = False, 1.0
         if turn is not None:
             board.play(turn)
-            if node_winner(board.state) is None: board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
+            if node_winner(board.state) is None and board.state.player == self.human:  # else it plays on at once
+                board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 

@@ -163,6 +163,7 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
 def test_a_bad_opponent_is_reported_on_the_board(tmp_path):
     game = PlayWidget(str(tmp_path / "missing.safetensors"), human=0, simulations=8)
     assert game.board.refused and "no such checkpoint" in game.board.message
+    assert game.board.click(12).endswith("then press new game") and game.board.moves == []  # no engine: no game
     bad = tmp_path / "bad.safetensors"
     bad.write_text("not a checkpoint")
     with pytest.raises(WidgetError, match="cannot load"):
@@ -414,10 +415,11 @@ def test_atlas_dome_switch():
     assert step_of(god_click(node, None, at("D5"), dome=True).action) == build(at("D5"))  # on level 3 a block is a dome
     board = GodBoardWidget(node.state)
     for name in ["C3", "C4"]: board.click(at(name))
-    assert "switch 'dome' on" in board.message
+    assert "with the 'dome' switch on, a dome" in board.message
     board.dome = True
     board.click(at("C5"))
     assert board.moves == ["C3>C4@C5"] and board.state.board.heights[at("C5")] == 4
+    assert not board.dome  # the switch is for one build: the next turn builds blocks again
 
 
 def test_apollo_swaps_and_minotaur_pushes_onto_an_opponent():

@@ -111,8 +111,8 @@ def check_ray_address(address: str) -> None:
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None:
     "Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own."
     import json
-    from pathlib import Path
-    try: made = json.loads((Path(run_dir) / "config.json").read_text())
+    from santorini_az.rundir import RunDirectory
+    try: made = json.loads(RunDirectory(run_dir).config_path.read_text())
     except (OSError, ValueError): return  # no run there, or a damaged one: the loop says which
     if preset is not None and preset != made.get("preset"):
         fail(f"--preset {preset}: the run in {run_dir} was made with preset {made.get('preset')!r}, and a resumed run "

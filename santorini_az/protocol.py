@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
@@ -299,6 +300,7 @@ class EngineSession:
         self.thread: threading.Thread | None = None
         self.stop_requested = threading.Event()
         self.answered = threading.Event()  # the running search has written its bestmove
+        self.warmed_up = weakref.WeakSet()  # the searchers that have run their tiny first search (`_warm_up`)
 
     def handle(self, line: str) -> bool:
         "Carry out one command line; False when the session should end."
@@ -423,21 +425,24 @@ def _god_searcher(self) -> GodAlphaBeta | GodSearcher:
     if self.god_searcher is None: self.god_searcher = god_searcher(self.options)
     return self.god_searcher
 
-def _prepare(self):
-    """Make the searcher and run a tiny search with it (α-β's compiled functions load, the network runs once), so that
-    `isready` pays for them and the first `go movetime` gets its whole time to think."""
-    searcher, god_engine = self._searcher(), self._god_searcher()
-    god_opening = parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5")
-    if searcher is self.alphabeta:
-        searcher.search(initial_state(), depth=1)
-        searcher.new_game()  # the tiny search leaves nothing behind
-        god_engine.search(god_opening, depth=1)  # the god α-β's compiled functions too (a third of a second)
-        god_engine.new_game()
+def _warm_up(self, searcher):
+    """Run a tiny search with `searcher`, once: α-β's compiled functions load, the network runs for the first time.
+    A fresh process's first search pays for them (from a third of a second to seconds), so `isready` does it."""
+    if searcher in self.warmed_up: return
+    god = searcher is self.god_searcher or searcher is self.god_alphabeta
+    position = parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5") if god else initial_state()
+    if isinstance(searcher, (AlphaZeroSearcher, GodSearcher)): searcher.search(position, nodes=2)
     else:
-        searcher.search(initial_state(), nodes=2)
-        god_engine.search(god_opening, nodes=2)  # the god network loads here, not on a move's clock
+        searcher.search(position, depth=1)
+        searcher.new_game()  # the tiny search leaves nothing behind
+    self.warmed_up.add(searcher)
+
+def _prepare(self):
+    "What `isready` does: make the searchers the options name, mortal and god, and warm them up."
+    for searcher in (self._searcher(), self._god_searcher()): self._warm_up(searcher)
 
 def _go(self, args):
+    received = time.perf_counter()  # `go movetime` counts from here, making the searcher included
     budget = _parse_go(args)
     state = self.state
     if winner_of(state) is not None:  # a GUI waits for a bestmove after every go
@@ -461,13 +466,18 @@ def _go(self, args):
     self.answered.clear()
     if hasattr(searcher, "tables"): searcher.tables.search.stop[0] = 0
     else: searcher._stop.clear()
-    self.thread = threading.Thread(target=self._search, args=(searcher, state, kwargs, budget.get("infinite", False)),
-                                   daemon=True)
+    self.thread = threading.Thread(target=self._search, daemon=True,
+                                   args=(searcher, state, kwargs, budget.get("infinite", False), received))
     self.thread.start()
 
-def _search(self, searcher, state, kwargs, infinite):
-    "The search thread: info lines, then bestmove (for `go infinite`, only after stop)."
+def _search(self, searcher, state, kwargs, infinite, received):
+    """The search thread: info lines, then bestmove (for `go infinite`, only after stop). A searcher that `isready` did
+    not warm up warms up first, on the move's clock: `movetime` is the time from `received`, when `go` arrived."""
     try:
+        self._warm_up(searcher)
+        if self.stop_requested.is_set(): searcher.stop()  # a stop that came during the warm-up (which cleared it)
+        if "movetime" in kwargs:  # what is left, and at least a twentieth of it: a search, not the first legal move
+            kwargs["movetime"] = max(kwargs["movetime"] - (time.perf_counter() - received), kwargs["movetime"] / 20)
         result = searcher.search(state, on_iteration=lambda r: self.write(info_line(r, state)), reset_stop=False,
                                  **kwargs)
         if isinstance(state, GodState): move = format_turn(state, result.turn)
@@ -488,6 +498,7 @@ def _stop_search(self, wait: bool = True):
 
 EngineSession._cmd_go, EngineSession._search, EngineSession._stop_search = _go, _search, _stop_search
 EngineSession._searcher, EngineSession._god_searcher, EngineSession._prepare = _searcher, _god_searcher, _prepare
+EngineSession._warm_up = _warm_up
 
 # %% ../nbs/30_protocol.ipynb #42bbeb3b
 def engine_command(input: TextIO | None = None, output: TextIO | None = None) -> None:

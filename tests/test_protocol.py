@@ -251,6 +251,34 @@ def test_isready_prepares_the_engine(engine_name):
     assert searcher is not None and searcher is session._searcher()  # the go that follows uses this one
 
 
+@pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])
+def test_a_first_go_movetime_without_isready_warms_up_on_its_own_clock(monkeypatch, engine_name):
+    """Without `isready`, the first search warms up first (α-β loads its compiled functions, the network runs once),
+    and `movetime` counts from the `go`: the warm-up is taken out of the move's time, not added to it. A warm-up
+    made 0.8 s slower by the test must not make a 1-second move answer later."""
+    from santorini_az.protocol import EngineSession
+    answers, warmed = [], []
+    session = EngineSession(answers.append)
+    def slow_warm_up(searcher):
+        if searcher not in session.warmed_up: time.sleep(0.8)
+        warmed.append(searcher)
+        EngineSession._warm_up(session, searcher)
+    monkeypatch.setattr(session, "_warm_up", slow_warm_up)
+    session.handle(f"setoption name Engine value {engine_name}")
+    session.handle("position startpos moves C3 D4 B2 D2")
+    start = time.monotonic()
+    session.handle("go movetime 1000")
+    session.thread.join(30)
+    took = time.monotonic() - start
+    assert answers[-1].startswith("bestmove ") and answers[-1] != "bestmove (none)", answers
+    assert took < 1.5, f"the first go movetime 1000 answered after {took:.2f} s"  # 1.8 s if the warm-up were extra
+    assert warmed == [session._searcher()] and session._searcher() in session.warmed_up
+    answers.clear()
+    session.handle("go movetime 300")  # warm now: no second warm-up
+    session.thread.join(30)
+    assert answers[-1].startswith("bestmove ") and len(warmed) == 2 and len(session.warmed_up) == 1
+
+
 def test_isready_answers_even_when_preparing_fails(monkeypatch):
     from santorini_az.protocol import EngineSession
     answers = []

@@ -33,8 +33,8 @@ from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fo
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['ONNX_FORMAT', 'OPSET', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'checkpoint_format', 'io_shape', 'export_onnx',
-           'onnx_metadata', 'OnnxEvaluator', 'OnnxFactory', 'game_positions', 'parity', 'compare_speed',
+__all__ = ['ONNX_FORMAT', 'OPSET', 'INT8_WEIGHTS', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'checkpoint_format', 'io_shape',
+           'export_onnx', 'onnx_metadata', 'OnnxEvaluator', 'OnnxFactory', 'game_positions', 'parity', 'compare_speed',
            'quantize_int8', 'int8_accuracy', 'made_from', 'onnx_factory', 'export_command']
 
 # %% ../nbs/31_export.ipynb #e8e6b8f3
@@ -188,9 +188,12 @@ def compare_speed(checkpoint_or_model, onnx_path: str | Path, batch_sizes=(1, 16
     return rows
 
 # %% ../nbs/31_export.ipynb #ca0c2b87
+INT8_WEIGHTS = "7-bit"  # in the metadata: an int8 copy made before the weights kept to 7 bits is made again
+
 def quantize_int8(onnx_path: str | Path, out_path: str | Path, calibration: np.ndarray) -> Path:
-    """A static int8 copy of the ONNX network at `onnx_path` (per-channel int8 weights, uint8 activations), its
-    activation ranges calibrated on `calibration` (planes [N, 5, 5, 9]); written atomically to `out_path`."""
+    """A static int8 copy of the ONNX network at `onnx_path` (per-channel int8 weights in a 7-bit range, uint8
+    activations), its activation ranges calibrated on `calibration` (planes [N, 5, 5, 9]); written atomically to
+    `out_path`."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -205,11 +208,13 @@ def quantize_int8(onnx_path: str | Path, out_path: str | Path, calibration: np.n
         try:
             quant_pre_process(str(onnx_path), str(prepared))
             quantize_static(str(prepared), str(temporary), Batches(), quant_format=QuantFormat.QDQ, per_channel=True,
-                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                            reduce_range=True)  # 7-bit weights: no 16-bit saturation on CPUs without VNNI
         finally: prepared.unlink(missing_ok=True)
         model = onnx.load(str(temporary))
         onnx.helper.set_model_props(model, {**{p.key: p.value for p in model.metadata_props
-                                              if not p.key.startswith("onnx.")}, "precision": "int8"})
+                                              if not p.key.startswith("onnx.")}, "precision": "int8",
+                                            "int8_weights": INT8_WEIGHTS})
         onnx.save(model, str(temporary))
     return out_path
 
@@ -247,7 +252,8 @@ def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> Onnx
         path = exported
     if int8 and onnx_metadata(path).get("precision") != "int8":
         quantized = made_from(path, ".int8.onnx")
-        if _stale(quantized, path): quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
+        if _stale(quantized, path) or onnx_metadata(quantized).get("int8_weights") != INT8_WEIGHTS:
+            quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
         path = quantized
     onnx_metadata(path)  # a clear error now rather than in a worker process
     return OnnxFactory(str(path), threads)

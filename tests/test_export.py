@@ -235,3 +235,27 @@ def test_the_shipped_god_onnx_is_the_shipped_god_checkpoint():
     assert json.loads(onnx_metadata(shipped)["checkpoint"]) == extra
     result = parity(model, shipped, _god_planes(400, seed=11))
     assert result["policy"] <= 1e-4 and result["value"] <= 1e-4, result
+
+
+def test_the_int8_copy_keeps_its_weights_to_7_bits_and_an_older_copy_is_made_again(exported, tmp_path):
+    """`onnx_factory(int8=True)` quantizes once, with weights in a 7-bit range (no 16-bit saturation on CPUs without
+    VNNI, so every x86 CPU computes the same), and makes again a copy whose metadata does not say so (an older one)."""
+    import shutil
+    from onnx import numpy_helper
+    _, checkpoint, _ = exported
+    copy = tmp_path / "player.safetensors"
+    shutil.copy(checkpoint, copy)
+    quantized = tmp_path / "player.int8.onnx"
+    assert onnx_factory(copy, int8=True) == OnnxFactory(str(quantized), 1)
+    weights = [numpy_helper.to_array(t) for t in onnx.load(str(quantized)).graph.initializer if t.data_type == onnx.TensorProto.INT8]
+    assert weights and all(-64 <= w.min() and w.max() <= 64 for w in weights), [(w.min(), w.max()) for w in weights]
+    assert max(int(np.abs(w).max()) for w in weights) >= 60  # the range is used, not collapsed
+    assert onnx_metadata(quantized)["int8_weights"] == "7-bit"
+    model = onnx.load(str(quantized))  # an older copy: the same file without the 7-bit mark
+    kept = [p for p in model.metadata_props if p.key != "int8_weights"]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    onnx.save(model, str(quantized))
+    assert "int8_weights" not in onnx_metadata(quantized)
+    onnx_factory(copy, int8=True)
+    assert onnx_metadata(quantized)["int8_weights"] == "7-bit"

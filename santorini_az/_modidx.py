@@ -1627,6 +1627,7 @@ d = { 'settings': { 'branch': 'main',
                                       'santorini_az.widgets.run_summary': ('widgets.html#run_summary', 'santorini_az/widgets.py'),
                                       'santorini_az.widgets.selfplay_record': ('widgets.html#selfplay_record', 'santorini_az/widgets.py'),
                                       'santorini_az.widgets.status_line': ('widgets.html#status_line', 'santorini_az/widgets.py'),
+                                      'santorini_az.widgets.stop_when_unseen': ('widgets.html#stop_when_unseen', 'santorini_az/widgets.py'),
                                       'santorini_az.widgets.summary_table': ('widgets.html#summary_table', 'santorini_az/widgets.py'),
                                       'santorini_az.widgets.turn_cells': ('widgets.html#turn_cells', 'santorini_az/widgets.py'),
                                       'santorini_az.widgets.watch_training': ('widgets.html#watch_training', 'santorini_az/widgets.py')}}}

@@ -39,11 +39,12 @@ from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, node
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
            'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
-           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'PlayWidget', 'overlay', 'eval_bar',
-           'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table',
-           'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line', 'legal_steps', 'god_click_targets',
-           'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board',
-           'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn', 'GodPlayWidget']
+           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen', 'PlayWidget',
+           'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg',
+           'summary_table', 'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line', 'legal_steps',
+           'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard',
+           'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn',
+           'GodPlayWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -578,6 +579,19 @@ def engine_reply(state: State, evaluate, simulations: int, on_progress=None, can
     return action_from_index(state, search.choose_action(0.0))
 
 # %% ../nbs/29_widgets.ipynb #4b0980ef
+def stop_when_unseen(game) -> None:
+    """Let the browser count the views of `game.board` (ipywidgets counts them once `_view_count` is not None). When
+    none is left (its cell ran again, or its output was cleared), the engine's search stops; shown again, it goes on."""
+    board = game.board
+    board._view_count = 0
+    def views_changed(change):
+        if change["new"] == 0:
+            with board._lock:
+                game._game += 1  # the running search's cancelled() turns true, and its move is thrown away
+                board.thinking, board.progress = False, 0.0
+        elif not change["old"]: game._maybe_think()  # shown again: the engine's turn is searched afresh
+    board.observe(views_changed, names="_view_count")
+
 class PlayWidget:
     "A game against the engine in the notebook: controls for side, opponent and simulations, and the board."
     def __init__(self, opponent: str = "champion", human: int = 0, simulations: int = 200, cell_px: int = 56):
@@ -592,6 +606,7 @@ class PlayWidget:
                                      ipywidgets.HBox([self.simulations, self.new_game_button]), self.board])
         self._game, self._thread, self.evaluate = 0, None, None
         self.board.observe(lambda _: self._maybe_think(), names="moves")
+        stop_when_unseen(self)
         self.new_game()
 
     @property
@@ -1264,6 +1279,7 @@ class GodPlayWidget:
                                      ipywidgets.HBox([self.side, self.opponent, self.simulations, self.new_game_button]), self.board])
         self._game, self._thread = 0, None
         self.board.observe(lambda _: self._maybe_think(), names="moves")
+        stop_when_unseen(self)
         self._show_powers()
         self.new_game()
 

@@ -545,3 +545,23 @@ def test_god_game_engine_plays_the_chosen_engine(opponent):
             checked += 1
     assert checked >= 3
     assert ("the god network" if opponent == "network" else "the uniform prior") in game.board.title
+
+
+@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", human=1, simulations=1_000_000),
+                                  lambda: GodPlayWidget(("apollo", "pan"), human=1, simulations=1_000_000)],
+                         ids=["mortal", "gods"])
+def test_the_engine_stops_when_no_view_is_left_and_thinks_again_when_shown(make):
+    """The browser counts the board's views: when the last one goes (the cell ran again, or its output was cleared),
+    the engine's search stops without playing; when the board is shown again, the engine searches its turn again."""
+    game = make()
+    board, first = game.board, game._thread
+    assert board.thinking and first.is_alive()
+    board._view_count = 1  # what the browser sends when it shows the board ...
+    board._view_count = 0  # ... and when the view is removed
+    first.join(30)
+    assert not first.is_alive() and not board.thinking and board.moves == []
+    board._view_count = 1
+    assert board.thinking and game._thread is not first and game._thread.is_alive()
+    board._view_count = 0
+    game._thread.join(30)
+    assert not game._thread.is_alive() and board.moves == []

@@ -46,12 +46,17 @@ def write_cells(path: Path, cells: list[str]) -> None:
 
 
 def write_notebook(path: Path, simulations: int) -> None:
-    "The notebook of the play test: a game against the engine, then a slow engine beside a cell that must still run."
+    """The notebook of the play test: a game against the engine, then a slow engine beside a cell that must still run,
+    whose cell runs again while it thinks (the old search must stop)."""
     cells = ["from santorini_az.widgets import PlayWidget",
              f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame",
-             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\nslow",
+             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\n"
+             "slows = globals().setdefault('slows', []); slows.append(slow)\nslow",
              "print('the kernel answers:', 6 * 7)",
-             "slow.side.value = 0\nslow.new_game()  # drops the long search"]
+             "slow.side.value = 0\nslow.new_game()  # drops the long search",
+             "slows[0]._thread.join(30)  # its view went when its cell ran again: its search stops without a move\n"
+             "print('the first engine stopped:', not slows[0]._thread.is_alive() and not slows[0].board.thinking "
+             "and slows[0].board.moves == [] and len(slows) == 2)"]
     write_cells(path, cells)
 
 
@@ -238,6 +243,10 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
         slow = page.locator(BOARD).nth(1)
         assert slow.locator(".saz-progress").evaluate("n => n.style.visibility") == "visible"  # still thinking
         if shots != tmp_path: slow.screenshot(path=str(shots / "widgets_thinking.png"))
+        # The same cell again while its engine thinks: the old board's view goes, and the browser tells the kernel.
+        run_cell(page, 2)
+        run_cell(page, 5)
+        page.locator(".jp-OutputArea-output", has_text="the first engine stopped: True").wait_for(timeout=STEP_TIMEOUT_MS)
         run_cell(page, 4)
         page.wait_for_function(f"() => document.querySelectorAll('{BOARD}')[1].querySelector('.saz-progress')"
                                ".style.visibility === 'hidden'", timeout=STEP_TIMEOUT_MS)

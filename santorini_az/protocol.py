@@ -429,7 +429,7 @@ def _warm_up(self, searcher):
     """Run a tiny search with `searcher`, once: α-β's compiled functions load, the network runs for the first time.
     A fresh process's first search pays for them (from a third of a second to seconds), so `isready` does it."""
     if searcher in self.warmed_up: return
-    god = searcher is self.god_searcher or searcher is self.god_alphabeta
+    god = isinstance(searcher, (GodSearcher, GodAlphaBeta))
     position = parse_god_position("0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5") if god else initial_state()
     if isinstance(searcher, (AlphaZeroSearcher, GodSearcher)): searcher.search(position, nodes=2)
     else:

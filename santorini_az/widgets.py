@@ -41,10 +41,10 @@ __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_J
            'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
            'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen', 'PlayWidget',
            'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg',
-           'summary_table', 'TrainingDashboard', 'watch_training', 'power_line', 'god_status_line', 'legal_steps',
-           'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard',
-           'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn',
-           'GodPlayWidget']
+           'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line', 'god_status_line',
+           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
+           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
+           'god_engine_turn', 'GodPlayWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -883,9 +883,10 @@ class TrainingDashboard:
         self.path, self.interval = Path(run_dir) / "records.jsonl", interval
         self.html, self.records, self._seen = ipywidgets.HTML(), [], None
         self.view = ipywidgets.VBox([self.html])
-        self._stop, self._thread = threading.Event(), None
+        self._stop, self._thread, self.following = threading.Event(), None, False
         self.refresh()
         if follow: self.start()
+        pause_when_unseen(self)
 
     def refresh(self) -> bool:
         "Read the records if the file has changed and redraw; whether it had."
@@ -910,7 +911,10 @@ class TrainingDashboard:
 # %% ../nbs/29_widgets.ipynb #71bed415
 def _start(self: TrainingDashboard) -> None:
     "Follow the run: refresh every `interval` seconds until `stop()`."
-    if self._thread and self._thread.is_alive(): return
+    self.following = True
+    if self._thread and self._thread.is_alive():
+        if not self._stop.is_set(): return  # following already
+        self._thread.join()  # a pause asked it to end: let it end, then follow afresh
     self._stop.clear()
     def follow():
         while not self._stop.wait(self.interval): self.refresh()
@@ -919,10 +923,21 @@ def _start(self: TrainingDashboard) -> None:
 
 def _stop(self: TrainingDashboard) -> None:
     "Stop following the run."
+    self.following = False
     self._stop.set()
     if self._thread: self._thread.join()
 
 TrainingDashboard.start, TrainingDashboard.stop = _start, _stop
+
+def pause_when_unseen(dashboard: TrainingDashboard) -> None:
+    """Let the browser count the views of `dashboard.view`: when none is left, its follower ends (`following` is kept);
+    shown again, a following dashboard reads the run at once and follows it again."""
+    view = dashboard.view
+    view._view_count = 0
+    def views_changed(change):
+        if change["new"] == 0: dashboard._stop.set()  # the follower wakes from its wait and ends
+        elif not change["old"] and dashboard.following: dashboard.refresh(); dashboard.start()
+    view.observe(views_changed, names="_view_count")
 
 # %% ../nbs/29_widgets.ipynb #5036d266
 def watch_training(run_dir: Path | str, interval: float = 5.0) -> TrainingDashboard:

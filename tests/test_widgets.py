@@ -2,6 +2,7 @@
 engine answers legally, and the inspection agrees with the `inspect` command."""
 import json
 import random
+import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -238,6 +239,36 @@ def test_dashboard_follows_a_run(tmp_path):
         dash.stop()
     assert not dash._thread.is_alive()
     ET.fromstring(dash.to_svg())
+
+
+def test_the_dashboard_pauses_when_no_view_is_left_and_follows_again_when_shown(tmp_path):
+    """The browser counts the dashboard's views: with none left (its cell ran again), the follower ends and the run is
+    not read; shown again, the run is read at once and followed; a dashboard stopped by `stop()` stays stopped."""
+    selfplay = lambda i, rate: Record("selfplay", i, 5.0, float(i), {"games": 8, "games_per_hour": rate})
+    write_records(tmp_path / "records.jsonl", [selfplay(1, 1111.0)])
+    dash = TrainingDashboard(tmp_path, interval=0.02)
+    first = dash._thread
+    try:
+        assert first.is_alive() and "1111" in dash.html.value
+        dash.view._view_count = 1  # what the browser sends when it shows the dashboard ...
+        dash.view._view_count = 0  # ... and when the view is removed
+        first.join(30)
+        assert not first.is_alive() and dash.following
+        write_records(tmp_path / "records.jsonl", [selfplay(2, 2222.0)])
+        time.sleep(0.2)  # ten intervals: a follower still reading would have redrawn
+        assert "2222" not in dash.html.value
+        dash.view._view_count = 1
+        assert "2222" in dash.html.value and dash._thread is not first and dash._thread.is_alive()
+        write_records(tmp_path / "records.jsonl", [selfplay(3, 3333.0)])
+        for _ in range(1000):  # up to 20 s on a busy machine
+            if "3333" in dash.html.value: break
+            time.sleep(0.02)
+        assert "3333" in dash.html.value
+    finally:
+        dash.stop()
+    dash.view._view_count = 0
+    dash.view._view_count = 1
+    assert not dash.following and not dash._thread.is_alive()
 
 
 # --- Playing with gods -------------------------------------------------------------------------------------------

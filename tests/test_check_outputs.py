@@ -125,3 +125,23 @@ def test_each_chapter_starts_with_a_fresh_processes_torch_threads(tmp_path):
         if fresh != "1": assert printed[False] == [["1\n"]] * 2  # the one thread chapter a left behind
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_avx2_tool_reaches_onnxruntime_in_every_process(tmp_path):
+    """tools/emulate_avx2.py gives onnxruntime another rounding through a `sitecustomize` on PYTHONPATH: in a fresh
+    process (as a chapter's worker is), the package's ONNX evaluator then computes other values for the shipped
+    champion, apart by the size of AVX2's rounding (measured with qemu: up to 8.9e-7), not by a different network."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(load_tool("emulate_avx2").ONNXRUNTIME_ROUNDING)
+    script = ("import json, numpy as np; from santorini_az.arena import CHAMPION; "
+              "from santorini_az.export import game_positions, onnx_factory; "
+              "_, values = onnx_factory(CHAMPION)()(game_positions(3, seed=1)[:128]); print(json.dumps(values.tolist()))")
+    plain = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    values = {}
+    for name, env in (("usual", plain), ("tool", {**plain, "PYTHONPATH": str(site)})):
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        values[name] = json.loads(done.stdout)
+    apart = [abs(a - b) for a, b in zip(values["usual"], values["tool"])]
+    assert len(apart) == 128 and 0 < max(apart) < 1e-4

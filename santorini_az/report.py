@@ -33,7 +33,8 @@ def plot_losses(ax, records):
                               ("value_loss", "value (train)", "-"), ("holdout_value_loss", "value (holdout)", "--")]:
         x, y = series(records, "train", key)
         if len(x): ax.plot(x, y, style, marker=".", label=label)
-    ax.set(title="losses", xlabel="iteration", ylabel="loss"); ax.legend(fontsize=8)
+    ax.set(title="losses", xlabel="iteration", ylabel="loss")
+    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=8)  # a run that has not trained yet: no lines
 
 def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
     """Each candidate's score against its champion with its 95% interval; promotions stand out. Beyond `many`

@@ -721,3 +721,15 @@ def test_train_step_rate_times_the_presets_step_and_refuses_a_missing_games_fold
     assert ("bf16_autocast_step_s" in row) == cpu_supports_bf16()
     done = subprocess.run(tool + ["--games", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.strip().endswith("is not a folder") and "Traceback" not in done.stderr
+
+
+def test_the_report_of_a_run_that_has_not_trained_yet_warns_of_nothing():
+    "A dashboard opened on a fresh run draws every panel empty, without matplotlib's empty-legend warning."
+    import warnings
+    import matplotlib.pyplot as plt
+    from santorini_az.report import PANELS, report_figure
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = report_figure([])
+    assert len([ax for ax in fig.axes if ax.axison]) == len(PANELS)
+    plt.close(fig)

@@ -366,16 +366,12 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
     page.close()
 
 
-def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
-    """The god network in the browser (the worker's 36 planes, onnxruntime-web) searches as chapter 03b does in
-    CPython with onnxruntime on the same file, one leaf a batch and two batches out (as the worker keeps them): the same
-    priors and value at the root, and the same visits."""
-    from santorini_az.export import OnnxEvaluator
+def god_network_in_python(site, tmp_path):
+    """The page's Python engine (web/py/browser_engine.py) run here in CPython, and the site's god network on
+    onnxruntime as its evaluator: what the worker computes, computed without the browser."""
     spec = importlib.util.spec_from_file_location("browser_engine", WEB / "py" / "browser_engine.py")
     engine = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(engine)
-    page = open_page(browser, site["url"] + "?view=2d&poll=0")
-    page.wait_for_function("window.santorini.game.godModel.loaded")
     manifest = json.loads(urllib.request.urlopen(site["url"] + "models/manifest.json", timeout=10).read())
     model = tmp_path / "god.onnx"
     model.write_bytes(urllib.request.urlopen(site["url"] + "models/" + manifest["god"]["url"], timeout=10).read())
@@ -383,6 +379,16 @@ def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
     def evaluate(planes, n):
         logits, values = evaluator.evaluate(np.frombuffer(planes, np.float32).reshape(n, 5, 5, 36))
         return np.exp(logits).astype(np.float32).tobytes(), values.astype(np.float32).tobytes()
+    return engine, evaluate
+
+
+def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
+    """The god network in the browser (the worker's 36 planes, onnxruntime-web) searches as chapter 03b does in
+    CPython with onnxruntime on the same file, one leaf a batch and two batches out (as the worker keeps them): the same
+    priors and value at the root, and the same visits."""
+    engine, evaluate = god_network_in_python(site, tmp_path)
+    page = open_page(browser, site["url"] + "?view=2d&poll=0")
+    page.wait_for_function("window.santorini.game.godModel.loaded")
     for text in ("0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4", "0000001000012100001000000/2/atlas:B4,D2/minotaur:C4,C2"):
         browser_result = page.evaluate(f"(p) => ({BOUNDED})(window.santorini.godSearch(p, 150, 1, 1), {TIMEOUT_MS})", text)["result"]
         python = engine.run_god_turn(text, evaluate, in_flight=2, simulations=150, batch_size=1, decisions=1)
@@ -392,6 +398,47 @@ def test_the_browsers_god_search_is_pythons(site, browser, tmp_path):
         by_text = lambda r: {m["text"]: (m["prior"], m["visits"]) for m in r["top_visits"]}
         for name, (prior, visits) in by_text(python_result).items():
             assert abs(by_text(browser_result)[name][0] - prior) <= 1e-5 and by_text(browser_result)[name][1] == visits, name
+    assert not page.errors
+    page.close()
+
+
+def wait_for_the_network_view(page) -> dict:
+    "Wait until the page holds the network's view of what its board shows (the position and the turn's steps); return it."
+    page.wait_for_function("""(() => { const g = window.santorini.game, n = g.network;
+        return n && n.position === g.positions[g.index] && n.steps === g.steps; })()""")
+    return page.evaluate("window.santorini.game.network")
+
+
+def test_the_network_view_of_a_god_turn_is_pythons(site, browser, tmp_path):
+    """With gods, the Insight panel shows the god network's priors and value for the position on the board, and again
+    for the node the turn in progress has reached after each click: the numbers chapter 03b's tree gets in CPython with
+    onnxruntime on the same file. The priors' overlay is drawn mid-turn too."""
+    engine, evaluate = god_network_in_python(site, tmp_path)
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
+    page.wait_for_function("window.santorini.game.godModel.loaded")
+    page.select_option("#overlay", "priors")
+    for _ in range(2):  # our two placements; the engine places after each
+        game = wait_for_my_turn_or_end(page)
+        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    game = wait_for_my_turn_or_end(page)
+    first = next(a for a in game["info"]["legal"] if a["kind"] == "move")
+    for steps in ([], [first["index"]]):
+        if steps:
+            click_cells(page, first["from"], first["cell"])
+            game = wait_for_steps(page, 1)
+        view = wait_for_the_network_view(page)
+        python = json.loads(engine.run_god_turn(game["info"]["position"], evaluate, simulations=0, batch_size=1,
+                                                decisions=1, steps_json=json.dumps(steps)).result())
+        assert view["evaluations"] == 1 and abs(view["network_value"] - python["network_value"]) <= 1e-5
+        assert [m["text"] for m in view["top_priors"]] == [m["text"] for m in python["top_priors"]], steps
+        assert all(abs(m["prior"] - p["prior"]) <= 1e-5 for m, p in zip(view["top_priors"], python["top_priors"]))
+        legal = {a["text"] for a in game["info"]["legal"]}
+        assert {m["text"] for m in view["top_priors"]} <= legal  # the node's own sub-actions, not the turn's first
+        rows = page.locator("#networkmoves tr").all_inner_texts()
+        assert rows[1].split("\t")[0] == view["top_priors"][0]["text"], rows
+        assert "from the network alone" in page.inner_text("#evalsource")
+        assert page.locator(".board2d .share.priors").count() > 0  # the priors by cell, on the board
     assert not page.errors
     page.close()
 

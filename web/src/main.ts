@@ -62,7 +62,7 @@ const game = {
   steps: [] as number[], // with gods: the sub-actions of the human's turn in progress (chapter 02b's GodNode steps)
   thinking: 0, // the id of the engine search under way, 0 = none
   search: null as (SearchResult & { position: string }) | null, // the last search (the engine's move, or a hint)
-  network: null as (SearchResult & { position: string }) | null, // the network alone on the position shown
+  network: null as (SearchResult & { position: string; steps: number[] }) | null, // the network alone on the position shown (and the god turn's steps so far)
   evalFrom: "" as "" | "search" | "network", // which of the two the eval bar shows (the newer)
   hint: [] as number[],
   model: { loaded: false, name: "", message: "loading the model ..." } as ModelStatus,
@@ -121,7 +121,7 @@ async function show() {
     $("result").textContent = `Player ${info.winner + 1} has won: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
-  else if (info.winner === null && !isGodPosition(position)) analyse(position); // the mortal network's view (none for gods yet)
+  else if (info.winner === null) analyse(position, steps); // the network's view of what is on the board
 }
 
 function sceneOf(info: PositionInfo | GodInfo): BoardScene {
@@ -131,9 +131,9 @@ function sceneOf(info: PositionInfo | GodInfo): BoardScene {
   const choice = $<HTMLSelectElement>("overlay").value;
   // Visits: a hint for this position, or the engine's search for the move that led here.
   const search = game.search && (game.search.position === shown || game.search.position === before) ? game.search : null;
-  const network = game.network?.position === shown ? game.network : null;
+  const network = networkShown();
   const midTurn = isGodInfo(info) && info.steps.length > 0; // the board shows the turn in progress: no old statistics
-  const kind = midTurn ? "" : choice === "visits" && search ? "visits" : choice === "priors" && network ? "priors" : "";
+  const kind = choice === "visits" && search && !midTurn ? "visits" : choice === "priors" && network ? "priors" : "";
   return {
     heights: info.heights, workers: info.workers,
     targets: isGodInfo(info) ? godTargets(legal as SubAction[], game.selection) : targets(legal as LegalAction[], game.selection),
@@ -187,7 +187,7 @@ function drawInsight() {
   }
   const rows = (moves: MoveStat[], visits: boolean) => moves.slice(0, 6).map((m) =>
     `<tr><td>${m.text}</td><td>${(m.prior * 100).toFixed(1)}%</td>${visits ? `<td>${(m.share * 100).toFixed(1)}%</td>` : ""}</tr>`).join("");
-  const network = game.network?.position === game.positions[game.index] ? game.network : null;
+  const network = networkShown();
   $("networkmoves").innerHTML = network ? `<tr><th>move</th><th>prior</th></tr>` + rows(network.top_priors ?? [], false) : "";
   const search = game.search;
   $("searchmoves").innerHTML = search?.simulations
@@ -270,12 +270,25 @@ async function playSubAction(action: number) {
   else await pushTurn(result.turn!, result.position!, position);
 }
 
-async function analyse(position: string) {
-  const reply = await ask<Extract<Reply, { type: "search" }>>({ type: "search", position, simulations: 0, temperature: 0, batch: 1, seed: 0 });
-  if (position !== game.positions[game.index] || game.thinking || reply.type !== "search") return;
-  game.network = { ...reply.result, position };
-  game.evalFrom = "network";
+/** The network's view of `position` (with gods: of the node its turn's `steps` so far reach): its priors and value,
+ * from a search of no simulations. A god decision with one legal sub-action, or a turn already won, asks the network
+ * nothing (no evaluations): its one move is shown, and the eval bar keeps what it had. */
+async function analyse(position: string, steps: number[]) {
+  const reply = await ask<Extract<Reply, { type: "search" | "godSearch" }>>(isGodPosition(position)
+    ? { type: "godSearch", position, steps, simulations: 0, temperature: 0, seed: 0, decisions: 1, batch: 1 }
+    : { type: "search", position, simulations: 0, temperature: 0, batch: 1, seed: 0 });
+  if (position !== game.positions[game.index] || steps !== game.steps || game.thinking) return;
+  if (reply.type !== "search" && reply.type !== "godSearch") return;
+  game.network = { ...reply.result, position, steps };
+  if (reply.result.evaluations) game.evalFrom = "network";
+  else if (game.evalFrom === "network") game.evalFrom = "";
   draw();
+}
+
+/** The network's view, if it is of what the board shows now (the position, and with gods the turn's steps so far). */
+function networkShown() {
+  const network = game.network;
+  return network?.position === game.positions[game.index] && network.steps === game.steps ? network : null;
 }
 
 async function playMove(move: string, from: string) {

@@ -11,13 +11,14 @@ from typing import List, Optional
 
 import typer
 
-from .game import legal_actions, perft as count_perft
+from .game import State, board_text, in_setup, legal_actions, perft as count_perft
+from .gods import GodState, format_god_position, format_turn, god_legal_turns, god_winner, parse_god_position
 from .notation import NotationError, format_action, format_position, parse_position
 
 # %% auto #0
-__all__ = ['app', 'shorten', 'fail', 'read_position', 'perft', 'moves_line', 'moves', 'show', 'bench', 'check_ray_address',
-           'check_resumed_run', 'train', 'report', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine',
-           'match', 'bench_alphabeta', 'main']
+__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'read_mortal_position', 'perft', 'moves_line',
+           'god_status', 'moves', 'show', 'bench', 'check_ray_address', 'check_resumed_run', 'train', 'report', 'arena',
+           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -37,34 +38,63 @@ def fail(message: str) -> None:
     typer.echo(f"error: {shorten(' '.join(message.split()))}", err=True)
     raise typer.Exit(2)
 
-def read_position(text: str):
-    "Parse a position argument, or stop with the notation error."
-    try: return parse_position(text)
+POSITION_HELP = "A position in notation, or 'startpos'; a god position names each player's god (chapter 01b)."
+
+def read_position(text: str) -> State | GodState:
+    "Parse a position argument (a god position when it names gods: 'apollo:C3,D4'), or stop with the notation error."
+    try: return parse_god_position(text) if ":" in text else parse_position(text)
     except NotationError as e: fail(str(e))
+
+def read_mortal_position(text: str, command: str) -> State:
+    "A position for a command that knows no gods; a god position stops it with one line that says where gods are played."
+    state = read_position(text)
+    if isinstance(state, GodState):
+        fail(f"{command} takes a position without gods, got {shorten(text, 80)}: god positions are played with "
+             "`santorini_az engine` (position ... gods), in the browser app and in chapter 29's widgets")
+    return state
 
 # %% ../nbs/33_cli.ipynb #0943e773
 @app.command()
-def perft(position: str = typer.Argument(..., help="A position in notation, or 'startpos'."),
-          depth: int = typer.Argument(..., min=0, max=8, help="How many actions deep to count.")):
-    "Count the action sequences of length DEPTH from POSITION."
-    typer.echo(count_perft(read_position(position), depth))
+def perft(position: str = typer.Argument(..., help=POSITION_HELP),
+          depth: int = typer.Argument(..., min=0, max=8, help="How many actions (with gods: whole turns) deep to count.")):
+    "Count the action sequences of length DEPTH from POSITION (with gods: the turn sequences, by chapter 11b's compiled rules)."
+    state = read_position(position)
+    if isinstance(state, GodState):
+        from santorini_az.god_alphabeta import compiled_perft  # numba: only a god position pays for loading it
+        typer.echo(compiled_perft(state, depth))
+    else: typer.echo(count_perft(state, depth))
 
 # %% ../nbs/33_cli.ipynb #a4b8fc6b
-def moves_line(state) -> str:
-    "The legal moves of `state` in notation, sorted, separated by spaces."
+def moves_line(state: State | GodState) -> str:
+    "The legal moves of `state` in notation (a god position's: its whole turns), sorted, separated by spaces."
+    if isinstance(state, GodState):
+        if god_winner(state) is not None: return ""
+        return " ".join(sorted(format_turn(state, turn) for turn in god_legal_turns(state)))
     return " ".join(sorted(format_action(state, a) for a in legal_actions(state)))
 
+def god_status(state: GodState) -> str:
+    "Whose turn it is with which god (or who has won), and what the last turn left behind."
+    over, gods = god_winner(state), [god.capitalize() for god in state.gods]
+    if over is not None: status = f"player {over + 1} ({gods[over]}) has won"
+    else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
+    if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
+    return status + f"\ngods: player 1 {gods[0]}, player 2 {gods[1]}"
+
 @app.command()
-def moves(positions: List[str] = typer.Argument(..., help="One or more positions in notation (or 'startpos').")):
+def moves(positions: List[str] = typer.Argument(..., help="One or more positions in notation (or 'startpos'); god positions too.")):
     "Print the legal moves of each POSITION, one line per position."
     for text in positions: typer.echo(moves_line(read_position(text)))
 
 @app.command()
-def show(position: str = typer.Argument(..., help="A position in notation, or 'startpos'.")):
-    "Draw POSITION, say whose turn it is and the result if the game is over."
+def show(position: str = typer.Argument(..., help=POSITION_HELP)):
+    "Draw POSITION, say whose turn it is (with gods: and each player's god) and the result if the game is over."
     state = read_position(position)
-    typer.echo(format_position(state))
-    typer.echo(str(state))
+    if isinstance(state, GodState):
+        typer.echo(format_god_position(state))
+        typer.echo(board_text(state.board) + "\n" + god_status(state))
+    else:
+        typer.echo(format_position(state))
+        typer.echo(str(state))
 
 # %% ../nbs/33_cli.ipynb #6fa128ca
 @app.command()
@@ -215,7 +245,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
 @app.command()
-def inspect(position: str = typer.Argument(..., help="A position in notation, or 'startpos'."),
+def inspect(position: str = typer.Argument(..., help="A position in notation, or 'startpos' (no gods)."),
             checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
@@ -223,7 +253,7 @@ def inspect(position: str = typer.Argument(..., help="A position in notation, or
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table
-    state = read_position(position)
+    state = read_mortal_position(position, "inspect")
     try: table = inspect_table(inspect_position(state, checkpoint, sims, top, backend))
     except _run_errors() as e: fail(str(e))
     Console().print(table)
@@ -236,7 +266,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
          backend: str = _PLAYER_BACKEND):
     "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game
-    state = read_position(position)
+    state = read_mortal_position(position, "play")
     try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except (EOFError, KeyboardInterrupt): result = None
     except _run_errors() as e: fail(str(e))

@@ -74,3 +74,26 @@ def test_a_god_match_between_two_engines():
     assert lines[1].startswith("game 2: first engine plays player 2 (pan)")
     assert "forfeits" not in result.stdout
     assert "(apollo as player 1, pan as player 2): +" in lines[-1] and "in 2 games" in lines[-1], lines[-1]
+
+
+def test_god_positions_show_their_gods_moves_and_perft():
+    "show, moves and perft read god positions (chapter 01b): the turns and counts of the readable god rules."
+    from santorini_az.gods import format_turn, god_legal_turns, god_perft, parse_god_position
+    text = "0000000000000100000000000/1/apollo:C3,D4/pan:B2,D2"
+    state = parse_god_position(text)
+    shown = run("show", text)
+    assert shown.returncode == 0 and shown.stdout.startswith(text + "\n")
+    assert "player 1 (Apollo) to move" in shown.stdout and "gods: player 1 Apollo, player 2 Pan" in shown.stdout
+    listed = run("moves", text, "0000030000000000000000000/2/pan:A5,A4/E1,D1/won")
+    assert listed.returncode == 0
+    turns, finished = listed.stdout.split("\n")[:2]
+    assert turns.split() == sorted(format_turn(state, t) for t in god_legal_turns(state)) and finished == ""
+    counted = run("perft", text, "2")
+    assert counted.returncode == 0 and counted.stdout.strip() == str(god_perft(state, 2))
+
+
+@pytest.mark.parametrize("command", [["inspect"], ["play", "--position"]])
+def test_commands_without_gods_refuse_a_god_position_in_one_line(command):
+    result = run(*command, "0000000000000000000000000/1/apollo:C3,D4/pan:B2,D2")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"error: {command[0]} takes a position without gods") and result.stderr.count("\n") == 1

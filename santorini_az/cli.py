@@ -50,7 +50,8 @@ def read_mortal_position(text: str, command: str) -> State:
     state = read_position(text)
     if isinstance(state, GodState):
         fail(f"{command} takes a position without gods, got {shorten(text, 80)}: god positions are played with "
-             "`santorini_az engine` (position ... gods), in the browser app and in chapter 29's widgets")
+             "`santorini_az engine` (position ... gods), in the browser app and in chapter 29's widgets; "
+             "`santorini_az inspect` looks inside them")
     return state
 
 # %% ../nbs/33_cli.ipynb #0943e773
@@ -245,15 +246,15 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
 @app.command()
-def inspect(position: str = typer.Argument(..., help="A position in notation, or 'startpos' (no gods)."),
-            checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network) or mcts (uniform)."),
+def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network."),
+            checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
             backend: str = _PLAYER_BACKEND):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table
-    state = read_mortal_position(position, "inspect")
+    state = read_position(position)
     try: table = inspect_table(inspect_position(state, checkpoint, sims, top, backend))
     except _run_errors() as e: fail(str(e))
     Console().print(table)

@@ -17,7 +17,10 @@ import numpy as np
 from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_actions, random_openings, winner
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
-from .mcts import Search, SearchConfig, legal_priors
+from .mcts import Node, Search, SearchConfig, legal_priors, node_value
+from .gods import GodState, format_god_position, god_winner
+from .god_encoding import GodNode, format_sub_action
+from .god_search import GodEvaluator, GodTreeNode, god_search, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
@@ -28,8 +31,9 @@ from .progress import Progress
 
 # %% auto #0
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games',
-           'Inspection', 'principal_variation', 'inspect', 'inspect_position', 'inspect_table', 'help_text', 'legend',
-           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'play_game']
+           'Inspection', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
+           'inspect_position', 'inspect_table', 'help_text', 'legend', 'moves_text', 'expected_move', 'read_move',
+           'take_back', 'show_position', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -91,7 +95,7 @@ class Inspection:
     "The network's and the search's view of one position; the lists align with `moves`, best (most visited) first."
     position: str  # in notation
     moves: list[str]  # legal moves in notation
-    actions: list[Action]  # the same moves as actions
+    actions: list[Action]  # the same moves as actions (with gods: as sub-action numbers)
     prior: list[float]  # network prior (softmax over the legal moves)
     visits: list[int]  # search visits
     q: list[float | None]  # mean value of each move for the player to move (None if unvisited)
@@ -108,12 +112,17 @@ class Inspection:
                 for m, p, n, s, q in zip(self.moves, self.prior, self.visits, self.share, self.q)][:top]
 
 # %% ../nbs/27_play.ipynb #c5a9a8d6
-def principal_variation(search: Search, max_plies: int = 8) -> list[str]:
-    "The line of most visited moves from the root of `search` (ties to the higher prior, then the lower index), in notation."
-    node, line = search.root, []
+def edge_text(node: Node, action: int) -> str:
+    "Edge `action` of a search tree's `node` as text: a move in notation, or a god tree's sub-action (chapter 02b)."
+    if isinstance(node, GodTreeNode): return format_sub_action(action)
+    return format_action(node.state, action_from_index(node.state, action))
+
+def principal_variation(root: Node, max_plies: int = 8) -> list[str]:
+    "The line of most visited edges from the searched `root` (ties to the higher prior, then the lower index), as text."
+    node, line = root, []
     while node.is_expanded and sum(node.visits) and len(line) < max_plies:
         edge = max(range(len(node.actions)), key=lambda i: (node.visits[i], node.priors[i]))
-        line.append(format_action(node.state, action_from_index(node.state, node.actions[edge])))
+        line.append(edge_text(node, node.actions[edge]))
         node = node.child(edge)
     return line
 
@@ -130,20 +139,44 @@ def inspect(state: State, evaluate: Evaluator, simulations: int = 200) -> Inspec
     return Inspection(format_position(state), [format_action(state, a) for a in actions], actions,
                       [prior[root.actions[i]] for i in order], [int(root.visits[i]) for i in order],
                       [root.value_sums[i] / root.visits[i] if root.visits[i] else None for i in order],
-                      value, search.root_value(), principal_variation(search))
+                      value, search.root_value(), principal_variation(root))
+
+# %% ../nbs/27_play.ipynb #72c8de4f
+def inspect_god(state: GodState, evaluate: GodEvaluator, simulations: int = 200) -> Inspection:
+    "`inspect` for a god position: the first decision of its turn, searched by chapter 03b's search (moves: sub-actions)."
+    if god_winner(state) is not None: raise RunError("the game is over in this position: nothing to inspect")
+    root = god_search(GodNode(state), evaluate, SearchConfig(simulations=simulations))
+    order = sorted(range(len(root.actions)), key=lambda i: (-root.visits[i], -root.priors[i]))
+    return Inspection(format_god_position(state), [format_sub_action(root.actions[i]) for i in order],
+                      [root.actions[i] for i in order], [root.priors[i] for i in order],
+                      [int(root.visits[i]) for i in order],
+                      [root.value_sums[i] / root.visits[i] if root.visits[i] else None for i in order],
+                      root.value, node_value(root), principal_variation(root))
+
+def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
+    "The god evaluator `spec` names: 'mcts' (uniform), 'champion' (chapter 11c's god network) or a god checkpoint."
+    if backend != "torch": raise RunError(f"god positions run their network on torch; backend {backend!r} is for mortal ones")
+    if spec == "mcts": return uniform_god_evaluator
+    from santorini_az.god_engine import GOD_CHAMPION  # torch: only a god network pays for importing it
+    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
+    path = GOD_CHAMPION if spec == "champion" else Path(spec)
+    if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion' or 'mcts')")
+    return god_network_evaluator(load_god_checkpoint(path)[0])
 
 # %% ../nbs/27_play.ipynb #bc30cfce
-def inspect_position(state: State, spec: str = "mcts", simulations: int = 200, top: int = 10,
+def inspect_position(state: State | GodState, spec: str = "mcts", simulations: int = 200, top: int = 10,
                      backend: str = "torch") -> dict:
     "The `inspect` command's view of `state` through `spec`: {'value', 'search_value', 'pv', 'rows'} best first."
-    seen = inspect(state, search_player(spec, simulations, "inspect", backend).evaluate, simulations)
+    if isinstance(state, GodState): seen = inspect_god(state, god_evaluator(spec, backend), simulations)
+    else: seen = inspect(state, search_player(spec, simulations, "inspect", backend).evaluate, simulations)
     return {"value": seen.value, "search_value": seen.search_value, "pv": seen.pv, "rows": seen.rows(top)}
 
 def inspect_table(report: dict):
     "The inspection as a rich Table."
     from rich.table import Table
     title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}"
-    table = Table(title=title, caption="principal variation: " + " ".join(report["pv"]))
+    separator = ", " if any(" " in step for step in report["pv"]) else " "  # god sub-actions have spaces: "move 1 C4"
+    table = Table(title=title, caption="principal variation: " + separator.join(report["pv"]))
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:
         table.add_row(r["move"], f"{r['prior']:.3f}", str(r["visits"]), f"{r['share']:.1%}",

@@ -92,8 +92,23 @@ def test_god_positions_show_their_gods_moves_and_perft():
     assert counted.returncode == 0 and counted.stdout.strip() == str(god_perft(state, 2))
 
 
-@pytest.mark.parametrize("command", [["inspect"], ["play", "--position"]])
-def test_commands_without_gods_refuse_a_god_position_in_one_line(command):
-    result = run(*command, "0000000000000000000000000/1/apollo:C3,D4/pan:B2,D2")
+def test_play_refuses_a_god_position_in_one_line():
+    result = run("play", "--position", "0000000000000000000000000/1/apollo:C3,D4/pan:B2,D2")
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.startswith(f"error: {command[0]} takes a position without gods") and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: play takes a position without gods") and result.stderr.count("\n") == 1
+
+
+def test_inspect_a_god_position_shows_the_first_decision():
+    "inspect on a god position: every legal sub-action of the turn's first decision, the visits of the search's."
+    from santorini_az.god_encoding import GodNode, format_sub_action, legal_sub_actions
+    from santorini_az.gods import parse_god_position
+    text = "0000000000000100000000000/1/artemis:C3,D4/demeter:B2,D2"
+    result = run("inspect", text, "--checkpoint", "mcts", "--sims", "40", "--top", "200")
+    assert result.returncode == 0, result.stderr
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in result.stdout.splitlines() if line.startswith("│")]
+    legal = {format_sub_action(i) for i in legal_sub_actions(GodNode(parse_god_position(text)))}
+    assert {row[0] for row in rows} == legal and sum(int(row[2]) for row in rows) == 40
+    assert "principal variation: move " in " ".join(result.stdout.split())
+    mortal = Path(__file__).resolve().parent.parent / "santorini_az" / "models" / "champion.safetensors"
+    wrong = run("inspect", text, "--checkpoint", str(mortal))  # a mortal network
+    assert wrong.returncode == 2 and "not a god network" in wrong.stderr and "Traceback" not in wrong.stderr

@@ -165,8 +165,10 @@ def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
 
 def _config_from_metadata(path: Path, metadata: dict) -> NetConfig:
     "The `NetConfig` stored in a checkpoint's metadata, after checking the format and version."
-    if metadata.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path} is a safetensors file but not a santorini_az network checkpoint (no '{CHECKPOINT_FORMAT}' metadata)")
+    found = metadata.get("format")
+    if found != CHECKPOINT_FORMAT:
+        what = f"a '{found}' checkpoint" if found else "a safetensors file"  # a god network says 'santorini_az.god_network'
+        raise CheckpointError(f"{path} is {what} but not a santorini_az network checkpoint (no '{CHECKPOINT_FORMAT}' metadata)")
     version = metadata.get("format_version", "?")
     if version != str(CHECKPOINT_VERSION):
         raise CheckpointError(f"{path} has checkpoint format version {version}; this code reads version {CHECKPOINT_VERSION}")

@@ -110,3 +110,11 @@ def test_selfplay_examples_and_one_training_step():
     trainer = Trainer(model, TrainConfig(batch_size=8, warmup_steps=0), total_steps=1)
     losses = trainer.train(buffer, 1, np.random.default_rng(0))
     assert np.isfinite(losses["loss"]) and trainer.step == 1
+
+
+def test_the_mortal_loader_names_a_god_network_for_what_it_is():
+    "A god network given where a mortal one is expected: the refusal names its format, so the user sees what it is."
+    from santorini_az.god_engine import GOD_CHAMPION
+    from santorini_az.network import CheckpointError, load_checkpoint
+    with pytest.raises(CheckpointError, match="is a 'santorini_az.god_network' checkpoint but not a santorini_az network"):
+        load_checkpoint(GOD_CHAMPION)

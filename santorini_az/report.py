@@ -17,7 +17,7 @@ from .rundir import RunDirectory, Record
 
 # %% auto #0
 __all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles', 'plot_speed',
-           'stage_times', 'busy_cores', 'plot_time', 'report_figure', 'write_report']
+           'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -137,11 +137,16 @@ def plot_time(ax, records):
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
           "speed": plot_speed, "puzzles": plot_puzzles, "time": plot_time}
 
+def draw_panel(ax, name: str, records: list[Record]) -> None:
+    "Draw panel `name` of `records` on `ax`; iterations are whole numbers, so their axis ticks are too."
+    PANELS[name](ax, records)
+    if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # "time" has shares across
+
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS)):
     "One figure with the named `panels` (default: every panel), three to a row."
     rows = -(-len(panels) // 3)
     fig, axes = plt.subplots(rows, 3, figsize=(13, 3.5 * rows), squeeze=False)
-    for ax, name in zip(axes.flat, panels): PANELS[name](ax, records)
+    for ax, name in zip(axes.flat, panels): draw_panel(ax, name, records)
     for ax in axes.flat[len(panels):]: ax.axis("off")
     fig.tight_layout()
     return fig
@@ -152,8 +157,8 @@ def write_report(run_dir: Path | str) -> list[Path]:
     if not run.records_path.exists(): raise FileNotFoundError(f"{run.root} has no records.jsonl: is it a run directory?")
     records = run.records()
     figures = {"report": report_figure(records)}
-    for name, draw in PANELS.items():
-        fig, ax = plt.subplots(figsize=(5, 3.6)); draw(ax, records); fig.tight_layout()
+    for name in PANELS:
+        fig, ax = plt.subplots(figsize=(5, 3.6)); draw_panel(ax, name, records); fig.tight_layout()
         figures[name] = fig
     paths = []
     for name, fig in figures.items():

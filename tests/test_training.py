@@ -733,3 +733,16 @@ def test_the_report_of_a_run_that_has_not_trained_yet_warns_of_nothing():
         fig = report_figure([])
     assert len([ax for ax in fig.axes if ax.axison]) == len(PANELS)
     plt.close(fig)
+
+
+def test_the_report_counts_iterations_in_whole_numbers():
+    "Four iterations: every panel that runs along the iterations ticks 1, 2, 3, 4, never 1.5."
+    import matplotlib.pyplot as plt
+    from santorini_az.report import PANELS, report_figure
+    records = [Record(stage, i, 1.0, 0.0, values) for i in range(1, 5) for stage, values in
+               [("train", {"policy_loss": 3.0 - i / 10, "value_loss": 0.3}), ("selfplay", {"games_per_hour": 1000.0 * i}),
+                ("arena", {"score": 0.6, "ci_low": 0.4, "ci_high": 0.8, "promoted": 1, "games": 20})]]
+    fig = report_figure(records)
+    for ax, name in zip(fig.axes, PANELS):
+        if name != "time": assert all(float(t).is_integer() for t in ax.get_xticks()), (name, ax.get_xticks())
+    plt.close(fig)

@@ -11,14 +11,15 @@ from typing import List, Optional
 
 import typer
 
-from .game import State, board_text, in_setup, legal_actions, perft as count_perft
-from .gods import GodState, format_god_position, format_turn, god_legal_turns, god_winner, parse_god_position
+from .game import State, legal_actions, perft as count_perft
+from .gods import (GODS, GodState, format_god_position, format_turn, from_mortal, god_legal_turns, god_winner,
+                               parse_god_position)
 from .notation import NotationError, format_action, format_position, parse_position
 
 # %% auto #0
-__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'read_mortal_position', 'perft', 'moves_line',
-           'god_status', 'moves', 'show', 'bench', 'check_ray_address', 'check_resumed_run', 'train', 'report', 'arena',
-           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
+__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
+           'bench', 'check_ray_address', 'check_resumed_run', 'train', 'report', 'arena', 'selfplay', 'inspect', 'play',
+           'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -45,14 +46,14 @@ def read_position(text: str) -> State | GodState:
     try: return parse_god_position(text) if ":" in text else parse_position(text)
     except NotationError as e: fail(str(e))
 
-def read_mortal_position(text: str, command: str) -> State:
-    "A position for a command that knows no gods; a god position stops it with one line that says where gods are played."
-    state = read_position(text)
-    if isinstance(state, GodState):
-        fail(f"{command} takes a position without gods, got {shorten(text, 80)}: god positions are played with "
-             "`santorini_az engine` (position ... gods), in the browser app and in chapter 29's widgets; "
-             "`santorini_az inspect` looks inside them")
-    return state
+def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
+    "`state` played with the `--gods` option's two gods (the human's, then the engine's); one line naming the culprit otherwise."
+    names = [name.strip().lower() for name in gods.split(",")]
+    if len(names) != 2 or any(name not in GODS for name in names):
+        fail(f"--gods takes two gods, yours then the engine's, e.g. artemis,demeter, got {shorten(gods, 80)!r}: "
+             f"the gods are {', '.join(GODS)}")
+    if isinstance(state, GodState): fail("--gods and a god --position both name the gods: give one of them")
+    return from_mortal(state, tuple(names) if human == 0 else tuple(reversed(names)))
 
 # %% ../nbs/33_cli.ipynb #0943e773
 @app.command()
@@ -73,14 +74,6 @@ def moves_line(state: State | GodState) -> str:
         return " ".join(sorted(format_turn(state, turn) for turn in god_legal_turns(state)))
     return " ".join(sorted(format_action(state, a) for a in legal_actions(state)))
 
-def god_status(state: GodState) -> str:
-    "Whose turn it is with which god (or who has won), and what the last turn left behind."
-    over, gods = god_winner(state), [god.capitalize() for god in state.gods]
-    if over is not None: status = f"player {over + 1} ({gods[over]}) has won"
-    else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
-    if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
-    return status + f"\ngods: player 1 {gods[0]}, player 2 {gods[1]}"
-
 @app.command()
 def moves(positions: List[str] = typer.Argument(..., help="One or more positions in notation (or 'startpos'); god positions too.")):
     "Print the legal moves of each POSITION, one line per position."
@@ -90,12 +83,8 @@ def moves(positions: List[str] = typer.Argument(..., help="One or more positions
 def show(position: str = typer.Argument(..., help=POSITION_HELP)):
     "Draw POSITION, say whose turn it is (with gods: and each player's god) and the result if the game is over."
     state = read_position(position)
-    if isinstance(state, GodState):
-        typer.echo(format_god_position(state))
-        typer.echo(board_text(state.board) + "\n" + god_status(state))
-    else:
-        typer.echo(format_position(state))
-        typer.echo(str(state))
+    typer.echo(format_god_position(state) if isinstance(state, GodState) else format_position(state))
+    typer.echo(str(state))  # the board and whose turn it is (chapter 01; with gods, chapter 01b)
 
 # %% ../nbs/33_cli.ipynb #6fa128ca
 @app.command()
@@ -260,14 +249,16 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
     Console().print(table)
 
 @app.command()
-def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped), mcts (uniform prior) or a checkpoint."),
+def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior) or a checkpoint."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
-         position: str = typer.Option("startpos", help="The starting position."),
+         position: str = typer.Option("startpos", help="The starting position (a god position plays with its gods)."),
+         gods: str = typer.Option(None, help="Play with gods: yours, then the engine's, e.g. artemis,demeter (the engine then plays with the shipped god network)."),
          backend: str = _PLAYER_BACKEND):
     "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game
-    state = read_mortal_position(position, "play")
+    state = read_position(position)
+    if gods is not None: state = with_gods(state, gods, human=side - 1)
     try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except (EOFError, KeyboardInterrupt): result = None
     except _run_errors() as e: fail(str(e))

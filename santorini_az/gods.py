@@ -14,8 +14,8 @@ from functools import cache
 from itertools import combinations
 from typing import NamedTuple
 
-from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, has_climbed, in_setup,
-                               legal_placements, perft)
+from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, board_text, has_climbed,
+                               in_setup, legal_placements, perft)
 from .notation import (NotationError, cell_name, format_position, parse_cell, parse_legal, parse_position,
                                    play_texts)
 
@@ -278,6 +278,17 @@ def god_winner(state: GodState) -> int | None:
 def god_perft(state: GodState, depth: int) -> int:
     "The number of turn sequences of length `depth` from `state`: chapter 01's `perft` with the gods' rules."
     return perft(state, depth, god_legal_turns, god_apply)
+
+# %% ../nbs/01b_gods.ipynb #662f33ff
+def _god_state_str(state: GodState) -> str:
+    "The board as chapter 01 draws it, whose turn it is with which god (or who has won), Athena's mark, both gods."
+    over, gods = god_winner(state), [god.capitalize() for god in state.gods]
+    if over is not None: status = f"player {over + 1} ({gods[over]}) has won"
+    else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
+    if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
+    return f"{board_text(state.board)}\n{status}\ngods: player 1 {gods[0]}, player 2 {gods[1]}"
+
+GodState.__str__ = _god_state_str  # repr() stays the dataclass's
 
 # %% ../nbs/01b_gods.ipynb #99c38a33
 def turn_of_action(action) -> Turn:

@@ -8,19 +8,22 @@ Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_actions, random_openings, winner
+from .game import (WORKER_MARKS, Action, State, apply, in_setup, initial_state, legal_actions, random_openings,
+                               winner)
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Node, Search, SearchConfig, legal_priors, node_value
-from .gods import GodState, format_god_position, god_winner
+from .gods import (GodState, format_god_position, format_turn, god_apply, god_legal_turns, god_winner,
+                               parse_turn)
 from .god_encoding import GodNode, format_sub_action
-from .god_search import GodEvaluator, GodTreeNode, god_search, uniform_god_evaluator
+from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
@@ -30,10 +33,11 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'player', 'search_player', 'run_match', 'match_summary', 'generate_games',
-           'Inspection', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
-           'inspect_position', 'inspect_table', 'help_text', 'legend', 'moves_text', 'expected_move', 'read_move',
-           'take_back', 'show_position', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'MORTAL_RULES', 'GOD_RULES', 'player', 'search_player', 'run_match',
+           'match_summary', 'generate_games', 'Inspection', 'edge_text', 'principal_variation', 'inspect',
+           'inspect_god', 'god_evaluator', 'inspect_position', 'inspect_table', 'help_text', 'legend', 'GameRules',
+           'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position',
+           'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -190,15 +194,22 @@ COMMANDS = {"help": "this help and the board's legend (also ?)",
             "quit": "stop the game (also exit, q)"}
 ALIASES = {"?": "help", "exit": "quit", "q": "quit"}  # other words for the commands
 
-def help_text() -> str:
-    "What the human can type: a move in notation, or one of the `COMMANDS`."
+GOD_TURNS = ["With gods a turn is written step by step (chapter 01b):",
+             "  C3>C4>C5^D5      a second move (Artemis)",
+             "  C3>C4^D5^E5      a second build (Demeter, Hephaestus)",
+             "  C3^B2>B3^C3      a build before the move (Prometheus)",
+             "  C3>B3,D4>D3^C3   both workers move (Hermes)",
+             "  C3>C4@D5         a dome at any level (Atlas)"]
+
+def help_text(gods: bool = False) -> str:
+    "What the human can type: a move in notation (with `gods`, the turns' longer forms too), or one of the `COMMANDS`."
     notation = ["Type a move in notation, files A-E from left to right and ranks 1-5 from bottom to top:",
                 "  C3          place a worker on C3 (at the start each player places two)",
                 "  C3>C4^D5    move your worker from C3 to C4, then build on D5",
                 "A worker steps to a free neighbouring cell (at most one level up, any number down), then builds",
-                "on a free cell next to where it stands. Climb onto level 3 to win; a player who cannot move loses.",
-                "Or type a command:"]
-    return "\n".join(notation + [f"  {name:<11} {what}" for name, what in COMMANDS.items()])
+                "on a free cell next to where it stands. Climb onto level 3 to win; a player who cannot move loses."]
+    commands = ["Or type a command:"] + [f"  {name:<11} {what}" for name, what in COMMANDS.items()]
+    return "\n".join(notation + (GOD_TURNS if gods else []) + commands)
 
 # %% ../nbs/27_play.ipynb #5b1e0c2d
 def legend(human: int) -> str:
@@ -214,26 +225,54 @@ def legend(human: int) -> str:
         "  .         nobody on the cell",
         "The line under the board is the position in notation (santorini_az show and inspect read it)."])
 
+# %% ../nbs/27_play.ipynb #5ebaccb7
+class GameRules(NamedTuple):
+    "What the terminal game needs of a game's rules: chapter 1's for mortal positions, chapter 01b's with gods."
+    legal: Callable  # position -> its legal moves (with gods: whole turns)
+    text: Callable  # (position, move) -> the move in notation
+    parse: Callable  # (position, text) -> the legal move written as `text`, or a NotationError
+    apply: Callable  # (position, move) -> the position after it
+    winner: Callable  # position -> the player (0 or 1) who has won, or None
+    notation: Callable  # position -> the position in notation
+
+MORTAL_RULES = GameRules(legal_actions, format_action, parse_action, apply, winner, format_position)
+GOD_RULES = GameRules(god_legal_turns, format_turn, parse_turn, god_apply, god_winner, format_god_position)
+
+def rules_of(state: State | GodState) -> GameRules:
+    "The rules `state` is played by: chapter 01b's if it is a god position, else chapter 1's."
+    return GOD_RULES if isinstance(state, GodState) else MORTAL_RULES
+
+def board_of(state: State | GodState) -> State:
+    "The board of `state`: a god position's mortal board, or the position itself."
+    return state.board if isinstance(state, GodState) else state
+
 # %% ../nbs/27_play.ipynb #5b1e0c30
-def moves_text(state: State) -> str:
-    "The legal moves of `state` in notation, sorted: one line of placements, or one line per step FROM>TO."
-    names = sorted(format_action(state, a) for a in legal_actions(state))
+def moves_text(state: State | GodState) -> str:
+    "The legal moves of `state` in notation, sorted: one line of placements, or one line per step FROM>TO (with gods: per steps before the first build)."
+    rules = rules_of(state)
+    names = [] if rules.winner(state) is not None else sorted(rules.text(state, m) for m in rules.legal(state))
     if not names: return "no legal moves: the game is over"
-    if in_setup(state): return f"{len(names)} legal placements: " + " ".join(names)
+    if in_setup(board_of(state)): return f"{len(names)} legal placements: " + " ".join(names)
     steps: dict[str, list[str]] = {}
-    for name in names: steps.setdefault(name.partition("^")[0], []).append(name)
+    for name in names: steps.setdefault(re.split(r"[\^@]", name)[0], []).append(name)
     lines = ["  " + " ".join(group) for group in steps.values()]
-    return "\n".join([f"{len(names)} legal moves (FROM>TO^BUILD):"] + lines)
+    kind = "turns" if isinstance(state, GodState) else "moves (FROM>TO^BUILD)"
+    return "\n".join([f"{len(names)} legal {kind}:"] + lines)
 
 # %% ../nbs/27_play.ipynb #5b1e0c33
-def expected_move(state: State) -> str:
+def expected_move(state: State | GodState) -> str:
     "What the player to move in `state` may type, in words."
-    return "a placement like C3" if in_setup(state) else "a move FROM>TO^BUILD like C3>C4^D5"
+    if in_setup(board_of(state)): return "a placement like C3"
+    return "a turn like C3>C4^D5 (help shows the gods' longer ones)" if isinstance(state, GodState) else \
+        "a move FROM>TO^BUILD like C3>C4^D5"
 
-def read_move(state: State, text: str) -> Action:
-    "The legal action written as `text` in `state`; a NotationError of one sentence, naming `text`, otherwise."
+def read_move(state: State | GodState, text: str) -> Action:
+    "The legal action (with gods: turn) written as `text` in `state`; a NotationError of one sentence, naming `text`, otherwise."
     text, expected = text.strip(), expected_move(state)
     if not text: raise NotationError(f"nothing typed: expected {expected}, or help")
+    if isinstance(state, GodState):  # a god's turn need not hold '>' (Hermes may only build: ^E4)
+        try: return parse_turn(state, text)
+        except NotationError as e: raise NotationError(f"{e} (moves lists the legal ones)") from None
     if ">" not in text and not (text[:1].isalpha() and text[1:2].isdigit()):
         raise NotationError(f"{text!r} is neither a move nor a command: expected {expected}, or help")
     if in_setup(state) and ">" in text:
@@ -250,30 +289,37 @@ def take_back(played: list[tuple[State, Action]], human: int) -> tuple[State, li
     taken = []
     while True:
         state, action = played.pop()
-        taken.insert(0, format_action(state, action))
+        taken.insert(0, rules_of(state).text(state, action))
         if state.player == human: return state, taken
 
 # %% ../nbs/27_play.ipynb #27cc843e
-def show_position(state: State, write: Callable[[str], None]) -> None:
+def show_position(state: State | GodState, write: Callable[[str], None]) -> None:
     "Write the board of `state`, whose turn it is (or who won) and the position in notation."
-    write(str(state)); write(f"position {format_position(state)}")
+    write(str(state)); write(f"position {rules_of(state).notation(state)}")
 
-def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start: State | None = None,
+def engine_player(spec: str, simulations: int, backend: str, state: State | GodState, seed: int | None):
+    """The engine for a game from `state`: position -> its move, the most visited of its search; with gods, chapter
+    03b's search of each decision of the turn, on the god network `spec` names (`god_evaluator`)."""
+    if isinstance(state, GodState): return god_search_player(simulations, god_evaluator(spec, backend))
+    search, rng = search_player(spec, simulations, "play", backend), np.random.default_rng(seed)
+    return lambda position: search.choose([position], rng)[0]
+
+def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start: State | GodState | None = None,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
               backend: str = "torch", seed: int | None = None) -> int | None:
-    "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits."
-    engine, rng = search_player(spec, simulations, "play", backend), np.random.default_rng(seed)
+    "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits. A god position as `start` plays with gods."
     state, played = start or initial_state(), []  # played: (position, action) of every move so far
+    engine, rules = engine_player(spec, simulations, backend, state, seed), rules_of(state)
     write(legend(human)); show_position(state, write)
-    while winner(state) is None:
+    while rules.winner(state) is None:
         if state.player != human:
-            action = engine.choose([state], rng)[0]
-            write(f"engine plays {format_action(state, action)}")
+            action = engine(state)
+            write(f"engine plays {rules.text(state, action)}")
         else:
             text = read(f"your move (player {human + 1}; help for the commands): ").strip()
             command = ALIASES.get(text.lower(), text.lower())
             if command == "quit": return None
-            if command == "help": write(help_text()); write(legend(human)); continue
+            if command == "help": write(help_text(rules is GOD_RULES)); write(legend(human)); continue
             if command == "moves": write(moves_text(state)); continue
             if command == "undo":
                 taken = take_back(played, human)
@@ -284,6 +330,6 @@ def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start:
             try: action = read_move(state, text)
             except NotationError as e: write(f"  {e}"); continue
         played.append((state, action))
-        state = state.apply(action)
+        state = rules.apply(state, action)
         show_position(state, write)
-    return winner(state)
+    return rules.winner(state)

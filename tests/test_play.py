@@ -91,3 +91,29 @@ def test_bad_entries_name_what_was_typed_and_what_is_expected():
                        "  'C3' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
                        "  'C3>C4' is not a move: expected FROM>TO^BUILD, like D4>C4^D5 (moves lists the legal ones)",
                        f"  'C3>C3^C4' is not a legal move in {AFTER_SETUP} (moves lists the legal ones)"], answers
+
+
+def test_a_whole_god_game_in_the_terminal():
+    """With gods: the human (Hermes, second) types the first legal turn of each position the game writes, the engine
+    (Prometheus, uniform prior) answers; the game ends with a winner, and every turn was legal by chapter 01b's rules."""
+    from santorini_az.gods import format_turn, god_apply, god_legal_turns, god_start, god_winner, parse_god_position
+    said = []
+    def first_legal_turn(prompt):
+        state = parse_god_position(next(line for line in reversed(said) if line.startswith("position "))[9:])
+        return sorted(format_turn(state, turn) for turn in god_legal_turns(state))[0]
+    start = god_start(("prometheus", "hermes"))
+    result = play_game("mcts", human=1, simulations=8, start=start, read=first_legal_turn, write=said.append)
+    positions = [parse_god_position(line[9:]) for line in said if line.startswith("position ")]
+    assert result in (0, 1) and len(positions) > 8 and god_winner(positions[-1]) == result
+    for before, after in zip(positions, positions[1:]):  # each position follows the one before by a legal turn
+        assert after in {god_apply(before, turn) for turn in god_legal_turns(before)}
+
+
+def test_cli_plays_with_gods_and_refuses_bad_ones():
+    done = play_cli(["C3", "D4", "moves", "help", "quit"], "--gods", "artemis,demeter")
+    assert done.returncode == 0, done.stderr
+    assert "player 1 (Artemis) to place" in done.stdout and "gods: player 1 Artemis, player 2 Demeter" in done.stdout
+    assert "a second move (Artemis)" in done.stdout and "legal turns:" in done.stdout and "game abandoned" in done.stdout
+    for gods in ("artemis,zeus", "artemis", "artemis,pan,atlas"):
+        refused = play_cli([], "--gods", gods)
+        assert refused.returncode == 2 and refused.stderr.startswith("error: --gods takes two gods") and "Traceback" not in refused.stderr

@@ -16,6 +16,7 @@ from typing import Callable, NamedTuple, Protocol, Sequence
 import numpy as np
 
 from .game import State, Action, Placement, legal_actions, apply, winner, STEPS, WIN_LEVEL
+from .notation import format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
@@ -236,17 +237,22 @@ class GameOutcome:
     plies: int
 
 class Rules(NamedTuple):
-    "What a match needs of the game: how a player's choice changes a position, and who has won (None: nobody yet)."
-    apply: Callable
-    winner: Callable
+    """What a match needs of the game: how a player's choice changes a position, and who has won (None: nobody yet);
+    and what chapter 27's terminal game needs besides: the legal moves, and moves and positions in notation."""
+    apply: Callable  # (position, move) -> the position after it
+    winner: Callable  # position -> the player (0 or 1) who has won, or None
+    legal: Callable  # position -> its legal moves
+    text: Callable  # (position, move) -> the move in notation
+    parse: Callable  # (position, text) -> the legal move written as `text`, or a NotationError
+    notation: Callable  # position -> the position in notation
 
-MORTAL_RULES = Rules(apply, winner)  # chapter 01's; chapter 11d plays god matches with the gods' (chapter 01b)
+MORTAL_RULES = Rules(apply, winner, legal_actions, format_action, parse_action, format_position)  # chapters 01 and 01a; chapter 11d's GOD_RULES are the gods' (01b)
 
 def _play_by_turns(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]],
                    rng: np.random.Generator, progress: Callable[[int], None] | None, max_plies: int,
                    rules: Rules = MORTAL_RULES) -> list[GameOutcome]:
     "The games of `schedule` side by side, each player choosing for all the games where it is to move."
-    apply, winner = rules
+    apply, winner = rules.apply, rules.winner
     states = [openings[i] for i, _ in schedule]
     seats = [(first, second) if first_moves else (second, first) for _, first_moves in schedule]  # colour -> player
     plies = [0] * len(states)

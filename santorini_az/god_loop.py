@@ -25,7 +25,8 @@ from .god_engine import (GOD_CHAMPION, BatchEvaluator, GodEngineConfig, network_
 from .god_search import (decision_deadline, has_won_mid_turn, needs_thought, random_god_opening,
                                      turn_played)
 from .god_training import GodNet, load_god_checkpoint, save_god_checkpoint
-from .gods import GODS, GodState, Turn, god_apply, god_winner
+from .gods import (GODS, GodState, Turn, format_god_position, format_turn, god_apply, god_legal_turns, god_winner,
+                               parse_turn)
 from .config import RunConfig
 from .loop import Game
 from .network import NetConfig
@@ -102,7 +103,7 @@ def god_selfplay_games(factory, settings: SelfPlayConfig, seed: int = 0, workers
     return play_god_games([factory], starts, engine_settings(settings, settings.games), seed, workers, progress)
 
 # %% ../nbs/11d_god_loop.ipynb #9cbf31c1
-GOD_RULES = Rules(god_apply, god_winner)  # chapter 01b's rules, for chapter 09's matches
+GOD_RULES = Rules(god_apply, god_winner, god_legal_turns, format_turn, parse_turn, format_god_position)  # chapter 01b's rules, for chapter 09's matches (and chapter 27's terminal game)
 
 class GodSearchPlayer:
     """Plays each decision of its turns by chapter 11c's search (no noise) with `factory`'s evaluator: the most visited.

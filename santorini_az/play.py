@@ -11,33 +11,31 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
 
 import numpy as np
 
-from .game import (WORKER_MARKS, Action, State, apply, in_setup, initial_state, legal_actions, random_openings,
-                               winner)
+from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_actions, random_openings, winner
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Node, Search, SearchConfig, legal_priors, node_value
-from .gods import (GodState, format_god_position, format_turn, god_apply, god_legal_turns, god_winner,
-                               parse_turn)
+from .gods import GodState, format_god_position, god_winner
 from .god_encoding import GodNode, format_sub_action
 from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
 from .replay import save_examples
-from .arena import MatchResult, SearchPlayer, CHAMPION, is_reference, player_from_spec, play_match, wilson_interval
+from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, player_from_spec,
+                                play_match, wilson_interval)
 from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'MORTAL_RULES', 'GOD_RULES', 'player', 'search_player', 'run_match',
-           'match_summary', 'generate_games', 'Inspection', 'edge_text', 'principal_variation', 'inspect',
-           'inspect_god', 'god_evaluator', 'inspect_position', 'inspect_table', 'help_text', 'legend', 'GameRules',
-           'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position',
-           'engine_player', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_summary',
+           'generate_games', 'Inspection', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
+           'god_evaluator', 'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of',
+           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -226,21 +224,11 @@ def legend(human: int) -> str:
         "The line under the board is the position in notation (santorini_az show and inspect read it)."])
 
 # %% ../nbs/27_play.ipynb #5ebaccb7
-class GameRules(NamedTuple):
-    "What the terminal game needs of a game's rules: chapter 1's for mortal positions, chapter 01b's with gods."
-    legal: Callable  # position -> its legal moves (with gods: whole turns)
-    text: Callable  # (position, move) -> the move in notation
-    parse: Callable  # (position, text) -> the legal move written as `text`, or a NotationError
-    apply: Callable  # (position, move) -> the position after it
-    winner: Callable  # position -> the player (0 or 1) who has won, or None
-    notation: Callable  # position -> the position in notation
-
-MORTAL_RULES = GameRules(legal_actions, format_action, parse_action, apply, winner, format_position)
-GOD_RULES = GameRules(god_legal_turns, format_turn, parse_turn, god_apply, god_winner, format_god_position)
-
-def rules_of(state: State | GodState) -> GameRules:
-    "The rules `state` is played by: chapter 01b's if it is a god position, else chapter 1's."
-    return GOD_RULES if isinstance(state, GodState) else MORTAL_RULES
+def rules_of(state: State | GodState) -> Rules:
+    "The rules `state` is played by: chapter 09's `MORTAL_RULES`, or chapter 11d's `GOD_RULES` for a god position."
+    if not isinstance(state, GodState): return MORTAL_RULES
+    from santorini_az.god_loop import GOD_RULES  # chapter 11d (torch, the god engine): only a god position pays for it
+    return GOD_RULES
 
 def board_of(state: State | GodState) -> State:
     "The board of `state`: a god position's mortal board, or the position itself."
@@ -271,7 +259,7 @@ def read_move(state: State | GodState, text: str) -> Action:
     text, expected = text.strip(), expected_move(state)
     if not text: raise NotationError(f"nothing typed: expected {expected}, or help")
     if isinstance(state, GodState):  # a god's turn need not hold '>' (Hermes may only build: ^E4)
-        try: return parse_turn(state, text)
+        try: return rules_of(state).parse(state, text)
         except NotationError as e: raise NotationError(f"{e} (moves lists the legal ones)") from None
     if ">" not in text and not (text[:1].isalpha() and text[1:2].isdigit()):
         raise NotationError(f"{text!r} is neither a move nor a command: expected {expected}, or help")
@@ -319,7 +307,7 @@ def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start:
             text = read(f"your move (player {human + 1}; help for the commands): ").strip()
             command = ALIASES.get(text.lower(), text.lower())
             if command == "quit": return None
-            if command == "help": write(help_text(rules is GOD_RULES)); write(legend(human)); continue
+            if command == "help": write(help_text(isinstance(state, GodState))); write(legend(human)); continue
             if command == "moves": write(moves_text(state)); continue
             if command == "undo":
                 taken = take_back(played, human)

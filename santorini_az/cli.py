@@ -12,9 +12,9 @@ from typing import List, Optional
 import typer
 
 from .game import State, legal_actions, perft as count_perft
-from .gods import (GODS, GodState, format_god_position, format_turn, from_mortal, god_legal_turns, god_winner,
-                               parse_god_position)
-from .notation import NotationError, format_action, format_position, parse_position
+from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, god_winner, parse_any_position,
+                               position_text)
+from .notation import NotationError, format_action
 
 # %% auto #0
 __all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
@@ -42,8 +42,8 @@ def fail(message: str) -> None:
 POSITION_HELP = "A position in notation, or 'startpos'; a god position names each player's god (chapter 01b)."
 
 def read_position(text: str) -> State | GodState:
-    "Parse a position argument (a god position when it names gods: 'apollo:C3,D4'), or stop with the notation error."
-    try: return parse_god_position(text) if ":" in text else parse_position(text)
+    "Parse a position argument (chapter 01b's `parse_any_position`: a god position if it names gods), or stop with the notation error."
+    try: return parse_any_position(text)
     except NotationError as e: fail(str(e))
 
 def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
@@ -83,7 +83,7 @@ def moves(positions: List[str] = typer.Argument(..., help="One or more positions
 def show(position: str = typer.Argument(..., help=POSITION_HELP)):
     "Draw POSITION, say whose turn it is (with gods: and each player's god) and the result if the game is over."
     state = read_position(position)
-    typer.echo(format_god_position(state) if isinstance(state, GodState) else format_position(state))
+    typer.echo(position_text(state))
     typer.echo(str(state))  # the board and whose turn it is (chapter 01; with gods, chapter 01b)
 
 # %% ../nbs/33_cli.ipynb #6fa128ca

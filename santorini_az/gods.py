@@ -25,8 +25,8 @@ __all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'God
            'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build', 'atlas_builds',
            'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns', 'prometheus_turns',
            'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner', 'god_perft', 'turn_of_action',
-           'format_god_position', 'parse_god_position', 'format_turn', 'parse_turn', 'play_turns', 'board_symmetries',
-           'setup_classes', 'first_turns_from_start']
+           'format_god_position', 'parse_god_position', 'parse_any_position', 'position_text', 'format_turn',
+           'parse_turn', 'play_turns', 'board_symmetries', 'setup_classes', 'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
@@ -327,6 +327,19 @@ def parse_god_position(text: str) -> GodState:
     if unknown: raise NotationError(f"unknown mark {unknown[0]!r}: the marks are {', '.join(MARKS)}")
     try: return GodState(board, (god1, god2), "athena-up" in marks, "won" in marks)
     except ValueError as e: raise NotationError(f"{text!r}: {e}") from None
+
+# %% ../nbs/01b_gods.ipynb #2df448a4
+def parse_any_position(text: str) -> State | GodState:
+    """A position in notation: a god position if it names gods (`apollo:C3,D4`) or marks, else a mortal one. Two
+    mortals and no marks are the mortal position (`mortal:` is accepted and ignored, chapter 1a)."""
+    if ":" not in text and text.count("/") != 4: return parse_position(text)
+    position = parse_god_position(text)
+    plain = position.gods == ("mortal", "mortal") and not (position.athena_moved_up or position.won)
+    return position.board if plain else position
+
+def position_text(state: State | GodState) -> str:
+    "`state` in notation, with its gods if it has them."
+    return format_god_position(state) if isinstance(state, GodState) else format_position(state)
 
 # %% ../nbs/01b_gods.ipynb #65270650
 def format_turn(state: GodState, turn: Turn) -> str:

@@ -34,16 +34,17 @@ from .god_encoding import GodNode, legal_sub_actions, play_sub_action
 from .god_search import (GodEvaluator, GodTreeNode, decision_deadline, god_simulate, needs_thought,
                                      turn_played, uniform_god_evaluator)
 from .gods import (GODS, GodState, format_god_position, format_turn, from_mortal, god_apply,
-                               god_start, god_winner, parse_god_position, parse_turn)
+                               god_start, god_winner, parse_any_position, parse_god_position, parse_turn,
+                               position_text)
 from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator',
            'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher',
-           'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'parse_any_position', 'position_text', 'winner_of',
-           'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher',
-           'engine_command', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
+           'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'winner_of', 'play_move_text', 'info_line',
+           'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineProcess',
+           'EngineMatch', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -256,18 +257,6 @@ def parse_gods(names: Sequence[str]) -> tuple[str, str]:
         if name.lower() not in GODS:
             raise ProtocolError(f"{name!r} (player {player + 1}'s god) is not a god: the gods are {', '.join(GODS)}")
     return names[0].lower(), names[1].lower()
-
-def parse_any_position(text: str) -> State | GodState:
-    """A position in notation: a god position if it names gods (`apollo:C3,D4`) or marks, else a mortal one. Two
-    mortals and no marks are the mortal position (`mortal:` is accepted and ignored, chapter 1a)."""
-    if ":" not in text and text.count("/") != 4: return parse_position(text)
-    position = parse_god_position(text)
-    plain = position.gods == ("mortal", "mortal") and not (position.athena_moved_up or position.won)
-    return position.board if plain else position
-
-def position_text(state: State | GodState) -> str:
-    "`state` in notation, with its gods if it has them."
-    return format_god_position(state) if isinstance(state, GodState) else format_position(state)
 
 def winner_of(state: State | GodState) -> int | None:
     "The player (0 or 1) who has won a mortal or god game, or None while it goes on."

@@ -33,7 +33,7 @@ from .progress import Progress
 
 # %% auto #0
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_summary',
-           'generate_games', 'Inspection', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
+           'generate_games', 'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
            'god_evaluator', 'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of',
            'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
 
@@ -113,6 +113,10 @@ class Inspection:
         return [{"move": m, "prior": p, "visits": n, "share": s, "q": q}
                 for m, p, n, s, q in zip(self.moves, self.prior, self.visits, self.share, self.q)][:top]
 
+def pv_line(pv: list[str]) -> str:
+    "A principal variation as one line: moves apart by spaces, god sub-actions (which hold spaces: `move 1 C4`) by commas."
+    return (", " if any(" " in step for step in pv) else " ").join(pv)
+
 # %% ../nbs/27_play.ipynb #c5a9a8d6
 def edge_text(node: Node, action: int) -> str:
     "Edge `action` of a search tree's `node` as text: a move in notation, or a god tree's sub-action (chapter 02b)."
@@ -177,8 +181,7 @@ def inspect_table(report: dict):
     "The inspection as a rich Table."
     from rich.table import Table
     title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}"
-    separator = ", " if any(" " in step for step in report["pv"]) else " "  # god sub-actions have spaces: "move 1 C4"
-    table = Table(title=title, caption="principal variation: " + separator.join(report["pv"]))
+    table = Table(title=title, caption="principal variation: " + pv_line(report["pv"]))
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:
         table.add_row(r["move"], f"{r['prior']:.3f}", str(r["visits"]), f"{r['share']:.1%}",

@@ -27,8 +27,8 @@ from .encoding import action_from_index
 from .mcts import Search, SearchConfig
 from .evaluator import Evaluator, state_evaluator
 from .arena import search_factory
-from .rundir import Record, read_records
-from .play import Inspection, inspect
+from .rundir import Record, RunError, read_records
+from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
 from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
                                god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
@@ -44,7 +44,7 @@ __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_J
            'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line', 'god_status_line',
            'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
            'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
-           'god_engine_turn', 'GodPlayWidget']
+           'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -692,11 +692,9 @@ def _wait(self: PlayWidget, timeout: float | None = 60) -> None:
 PlayWidget._think, PlayWidget._result_message, PlayWidget.wait = _think, _result_message, _wait
 
 # %% ../nbs/29_widgets.ipynb #d0398a88
-def overlay(seen: Inspection, weights: Sequence[float], top: int = 4) -> dict:
-    "The board traits (`heat`, `heat_labels`, `arrows`) that draw `weights` (one per move of `seen`)."
+def overlay(moves: Sequence[Sequence[int]], weights: Sequence[float], top: int = 4) -> dict:
+    "The board traits (`heat`, `heat_labels`, `arrows`) that draw `weights`, one per move given by its cells (`move_cells`)."
     by_cell = [0.0] * CELLS
-    state = parse_position(seen.position)
-    moves = [move_cells(state, action) for action in seen.actions]
     for cells, w in zip(moves, weights): by_cell[cells[0] if len(cells) == 1 else cells[1]] += w
     hottest = max(by_cell) or 1.0
     by_step = {}  # (from, to) -> [total weight, best build, its weight]
@@ -737,12 +735,14 @@ def moves_table(seen: Inspection, top: int = 8) -> str:
 # %% ../nbs/29_widgets.ipynb #b1e8ef07
 class InspectWidget:
     "Prior and visit overlays, eval bar, principal variation and top moves for `specs` (one or two evaluators)."
+    record_board = BoardWidget  # replays the record given: checks it once, and gives the positions
+
     def __init__(self, position: State | str | None = None, moves: Sequence[str] | str = (), specs=("mcts",),
                  simulations: int = 200, ply: int | None = None, top: int = 4, cell_px: int = 44):
         specs = [specs] if isinstance(specs, str) else list(specs)
         self.specs, self.simulations, self.top, self.cell_px = specs, simulations, top, cell_px
-        self.evaluators = [load_evaluator(spec) for spec in specs]
-        replay = BoardWidget(position, moves)  # checks the record once, and gives the positions
+        self.evaluators = [self.load(spec) for spec in specs]
+        replay = self.record_board(position, moves)
         self.states, self.moves, self._cache = replay._states, list(replay.moves), {}
         self.slider = ipywidgets.IntSlider(value=len(self.moves) if ply is None else ply, min=0, max=len(self.moves),
                                            description="ply", layout=ipywidgets.Layout(width="420px"))
@@ -765,34 +765,48 @@ class InspectWidget:
         "The inspection of the position after `ply` moves by evaluator number `row` (None if the game is over there)."
         key = (ply, row)
         if key not in self._cache:
-            state = self.states[ply]
-            self._cache[key] = None if winner(state) is not None else inspect(state, self.evaluators[row], self.simulations)
+            self._cache[key] = self.inspect_state(self.states[ply], self.evaluators[row])
         return self._cache[key]
+
+    # What differs with gods (`GodInspectWidget` below): the evaluators, the search, the words, the cells of a move.
+    def load(self, spec: str) -> Evaluator: return load_evaluator(spec)
+    def status(self, state: State) -> str: return status_line(state)
+    def drawn(self, state: State) -> State: return state  # the board the views draw
+    def cells(self, state: State, action: Action) -> list[int]: return move_cells(state, action)
+
+    def inspect_state(self, state: State, evaluate: Evaluator) -> Inspection | None:
+        return None if winner(state) is not None else inspect(state, evaluate, self.simulations)
+
+    def last_cells(self, ply: int) -> list[int]:
+        "The cells of the move that led to `ply` (none at ply 0)."
+        if ply == 0: return []
+        before = self.states[ply - 1]
+        return move_cells(before, parse_action(before, self.moves[ply - 1]))
 
 # %% ../nbs/29_widgets.ipynb #0c098f8f
 def _show(self: InspectWidget) -> None:
     "Draw the position at the slider's ply."
     ply, state = self.ply, self.states[self.ply]
     played = f" — then <code>{self.moves[ply]}</code> was played" if ply < len(self.moves) else ""
-    self.header.value = f"<b>ply {ply}</b>: {status_line(state)}{played}"
-    last = move_cells(self.states[ply - 1], parse_action(self.states[ply - 1], self.moves[ply - 1])) if ply else []
+    self.header.value = f"<b>ply {ply}</b>: {self.status(state)}{played}"
+    last = self.last_cells(ply)
     for row, (spec, widgets) in enumerate(zip(self.specs, self.rows)):
         seen = self.inspection(ply, row)
+        moves = [self.cells(state, action) for action in seen.actions] if seen else []  # each as the cells it touches
         for kind in ("prior", "share"):
             board = widgets[kind]
             with board.hold_sync():
-                board.reset(state)
+                board.reset(self.drawn(state))
                 board.last, board.title = last, f"{Path(spec).stem}: {'network prior' if kind == 'prior' else 'search visits'}"
-                traits = overlay(seen, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
+                traits = overlay(moves, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
                 for name, value in traits.items(): setattr(board, name, value)
         widgets["side"].value = self._side_html(seen, state)
 
 def _side_html(self: InspectWidget, seen: Inspection | None, state: State) -> str:
-    if seen is None: return f"<p>{status_line(state)}</p>"
-    pv = " ".join(seen.pv)
+    if seen is None: return f"<p>{self.status(state)}</p>"
     return (f'<div style="display:flex;gap:12px">{eval_bar(seen.search_value, seen.value, state.player)}'
             f'<div><p>network value <b>{seen.value:+.3f}</b>, search value <b>{seen.search_value:+.3f}</b> '
-            f'({sum(seen.visits)} simulations)<br>principal variation: <code>{pv}</code></p>'
+            f'({sum(seen.visits)} simulations)<br>principal variation: <code>{pv_line(seen.pv)}</code></p>'
             f'{moves_table(seen)}</div></div>')
 
 InspectWidget.show, InspectWidget._side_html = _show, _side_html
@@ -805,7 +819,7 @@ def _inspect_svg(self: InspectWidget) -> str:
     board_h = SIZE * self.cell_px + LABEL_GUTTER + 22 + 18 + 6
     row_h, width = board_h + 12, 2 * board_w + 24 + 66 + 300
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{30 + row_h * len(self.rows)}" font-family="sans-serif">',
-           f'<text x="0" y="16" font-size="14" font-weight="bold">ply {ply}: {html.escape(status_line(state))}</text>']
+           f'<text x="0" y="16" font-size="14" font-weight="bold">ply {ply}: {html.escape(self.status(state))}</text>']
     for row, widgets in enumerate(self.rows):
         y, seen = 30 + row * row_h, self.inspection(ply, row)
         for i, kind in enumerate(("prior", "share")):
@@ -814,7 +828,7 @@ def _inspect_svg(self: InspectWidget) -> str:
         x = 2 * board_w + 24
         out.append(f'<g transform="translate({x},{y + 22})">{eval_bar(seen.search_value, seen.value, state.player, SIZE * self.cell_px)}</g>')
         lines = [(f"network {seen.value:+.3f}  search {seen.search_value:+.3f}", "#222", ' font-weight="bold"'),
-                 ("PV: " + " ".join(seen.pv[:4]), "#222", "")]
+                 ("PV: " + pv_line(seen.pv[:4]), "#222", "")]
         lines += [(f"{r['move']:<12} {r['prior']:.3f} {r['share']:6.1%}", "#222", ' font-family="monospace"')
                   for r in seen.rows(6)]
         out.append(_text_lines(lines, x + 70, y + 14, 300, size=12))
@@ -826,7 +840,7 @@ def _inspect_html(self: InspectWidget) -> str:
     state = self.states[self.ply]
     rows = "".join(f'<div style="display:flex;gap:12px;align-items:flex-start">{w["prior"].to_svg()}{w["share"].to_svg()}'
                    f'{self._side_html(self.inspection(self.ply, r), state)}</div>' for r, w in enumerate(self.rows))
-    return f"<div><p><b>ply {self.ply}</b>: {html.escape(status_line(state))}</p>{rows}</div>"
+    return f"<div><p><b>ply {self.ply}</b>: {html.escape(self.status(state))}</p>{rows}</div>"
 
 InspectWidget.to_svg, InspectWidget._repr_html_ = _inspect_svg, _inspect_html
 InspectWidget._repr_mimebundle_ = lambda self, **kw: {**self.view._repr_mimebundle_(**kw), "text/html": self.to_html()}
@@ -1379,3 +1393,24 @@ def _god_result_message(self: GodPlayWidget) -> str:
 
 GodPlayWidget.new_game, GodPlayWidget._maybe_think, GodPlayWidget._think = _god_new_game, _god_maybe_think, _god_think
 GodPlayWidget._result_message, GodPlayWidget.wait, GodPlayWidget._evaluator = _god_result_message, _wait, _god_evaluator
+
+# %% ../nbs/29_widgets.ipynb #978a797f
+class GodInspectWidget(InspectWidget):
+    "`InspectWidget` for a god game: each turn's first decision, searched by chapter 03b's search with god evaluators."
+    record_board = GodBoardWidget  # the record is one of whole turns
+
+    def load(self, spec: str) -> GodEvaluator:
+        try: return god_evaluator(spec)
+        except RunError as e: raise WidgetError(str(e)) from None
+    def status(self, state: GodState) -> str:  # both gods: the boards do not show them
+        return f"{god_status_line(state)} — " + ", ".join(f"{PLAYER_NAMES[p]}: {state.gods[p].capitalize()}" for p in (0, 1))
+    def drawn(self, state: GodState) -> State: return state.board
+    def cells(self, state: GodState, action: int) -> list[int]: return turn_cells(state, [step_of(action)])
+
+    def inspect_state(self, state: GodState, evaluate: GodEvaluator) -> Inspection | None:
+        return None if node_winner(state) is not None else inspect_god(state, evaluate, self.simulations)
+
+    def last_cells(self, ply: int) -> list[int]:
+        if ply == 0: return []
+        before = self.states[ply - 1]
+        return turn_cells(before, parse_turn(before, self.moves[ply - 1]))

@@ -275,10 +275,10 @@ def test_the_dashboard_pauses_when_no_view_is_left_and_follows_again_when_shown(
 
 from santorini_az.god_encoding import END_ACTION, GodNode, legal_sub_actions, play_sub_action, step_of, turn_tree
 from santorini_az.gods import (GODS, Step, build, dome, format_turn, god_apply, god_legal_turns, god_start, god_winner,
-                               move, parse_god_position, place, play_turns)
+                               move, parse_god_position, parse_turn, place, play_turns)
 from santorini_az.god_search import god_search_player
 from santorini_az.notation import parse_cell
-from santorini_az.widgets import (POWER_TEXT, GodBoardWidget, GodClick, GodPlayWidget, god_click, god_click_targets,
+from santorini_az.widgets import (POWER_TEXT, GodBoardWidget, GodClick, GodInspectWidget, GodPlayWidget, god_click, god_click_targets,
                                   god_end_turn, god_engine_turn, god_refusal)
 
 FLAT = "0" * 25
@@ -596,3 +596,47 @@ def test_the_engine_stops_when_no_view_is_left_and_thinks_again_when_shown(make)
     board._view_count = 0
     game._thread.join(30)
     assert not game._thread.is_alive() and board.moves == []
+
+
+def test_god_inspection_is_the_inspect_commands_and_draws_the_first_decision():
+    "GodInspectWidget's numbers are `santorini_az inspect`'s; its heat lies on exactly the cells the first sub-actions reach."
+    state = play_turns(god_start(("artemis", "demeter")), "C3 B2 D2 E1 C3>C4^D4 D2>D3^E3")
+    look = GodInspectWidget(state, specs=["mcts", "champion"], simulations=48)
+    for row, spec in enumerate(["mcts", "champion"]):
+        ours, theirs = look.inspection(0, row), inspect_position(state, spec, simulations=48, top=500)
+        assert [(r["move"], r["visits"]) for r in ours.rows(500)] == [(r["move"], r["visits"]) for r in theirs["rows"]]
+        assert [r["prior"] for r in ours.rows(500)] == pytest.approx([r["prior"] for r in theirs["rows"]], abs=1e-6)
+        assert (ours.value, ours.search_value) == pytest.approx((theirs["value"], theirs["search_value"]), abs=1e-6)
+        assert ours.pv == theirs["pv"]
+    first = legal_sub_actions(GodNode(state))
+    prior = look.rows[0]["prior"]  # the uniform prior: every legal first step gets some
+    assert prior.position == format_position(state.board)
+    assert {c for c, heat in enumerate(prior.heat) if heat > 0} == {step_of(a).cell for a in first}
+    assert prior.arrows and {a["from"] for a in prior.arrows} <= set(state.board.workers[state.player])
+    assert "Artemis" in look.header.value and "Demeter" in look.to_html()
+    ET.fromstring(look.to_svg())
+
+
+def test_god_inspect_widget_steps_through_a_whole_game():
+    rng, state, record = random.Random(3), god_start(("apollo", "pan")), []
+    while god_winner(state) is None:
+        turn = rng.choice(god_legal_turns(state))
+        record.append(format_turn(state, turn)); state = god_apply(state, turn)
+    look = GodInspectWidget(god_start(("apollo", "pan")), " ".join(record), specs="mcts", simulations=8)
+    assert look.ply == len(record) and look.inspection(len(record)) is None  # the game is over there: nothing to search
+    assert "has won" in look.to_html()
+    for ply in range(1, len(record) + 1):
+        look.slider.value = ply
+        before = look.states[ply - 1]
+        board = look.rows[0]["share"]
+        assert board.position == format_position(look.states[ply].board)
+        assert {step.cell for step in parse_turn(before, record[ply - 1])} <= set(board.last)
+
+
+@pytest.mark.parametrize("spec, culprit", [("missing.safetensors", "missing.safetensors"), ("mortal", "is not a god network")])
+def test_god_inspect_widget_refuses_what_is_not_a_god_evaluator(tmp_path, spec, culprit):
+    if spec == "mortal":
+        spec = str(tmp_path / "mortal.safetensors")
+        save_checkpoint(spec, SantoriniNet(NetConfig(8, 1)))
+    with pytest.raises(WidgetError, match=culprit):
+        GodInspectWidget(specs=spec)

@@ -210,11 +210,15 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
           workers: int = _ENGINE_WORKERS,
           backend: str = _PLAYER_BACKEND,
-          quiet: bool = _NO_PROGRESS_BAR):
+          quiet: bool = _NO_PROGRESS_BAR,
+          gods: Optional[str] = typer.Option(None, help="Play god positions: all (a match-up drawn for each opening) or two gods, player 1's then player 2's, e.g. apollo,pan. The players are then god checkpoints, champion (the shipped god network), mcts or alphabetaN.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval."
-    from santorini_az.play import run_match, match_summary
+    from santorini_az.play import run_god_match, run_match, match_summary
     from santorini_az.progress import Progress
-    try: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
+    if gods is not None and backend != "torch": fail(f"--backend {backend} is for mortal networks: god matches run on torch")
+    try:
+        if gods is None: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
+        else: result = run_god_match(first, second, gods, openings, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result))
 

@@ -8,6 +8,7 @@ Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 from __future__ import annotations
 
 import json
+import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +20,10 @@ from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_ac
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Node, Search, SearchConfig, legal_priors, node_value
-from .gods import GodState, format_god_position, god_winner
+from .gods import GODS, GodState, format_god_position, god_winner
 from .god_encoding import GodNode, format_sub_action
-from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
+from .god_search import (GodEvaluator, GodTreeNode, god_search, god_search_player, random_god_opening,
+                                     uniform_god_evaluator)
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
@@ -32,10 +34,11 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_summary',
-           'generate_games', 'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
-           'god_evaluator', 'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of',
-           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_summary', 'god_player',
+           'god_match_up', 'run_god_match', 'generate_games', 'Inspection', 'pv_line', 'edge_text',
+           'principal_variation', 'inspect', 'inspect_god', 'god_evaluator', 'inspect_position', 'inspect_table',
+           'help_text', 'legend', 'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back',
+           'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -77,6 +80,40 @@ def match_summary(result: MatchResult) -> str:
     low, high = wilson_interval(result.points_a, result.games)
     return (f"{result.a} vs {result.b}: {result.points_a:g}/{result.games} = {result.score:.1%} "
             f"(95% interval {low:.1%} to {high:.1%})")
+
+# %% ../nbs/27_play.ipynb #96a2de4a
+def god_player(spec: str, simulations: int = 64):
+    "The god match player of `spec`: a god checkpoint, 'champion' (the shipped god network), 'mcts' or 'alphabetaN'."
+    from santorini_az.god_loop import GodAlphaBetaReference, GodNetworkFactory, GodSearchPlayer, GodUniformFactory
+    from santorini_az.god_training import load_god_checkpoint  # torch: only a god match pays for importing it
+    if spec == "mcts": return GodSearchPlayer("mcts", GodUniformFactory(), simulations)
+    if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
+    from santorini_az.god_engine import GOD_CHAMPION
+    path = GOD_CHAMPION if spec == "champion" else Path(spec)
+    if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8)")
+    load_god_checkpoint(path)  # a file that is not a god network is refused here, by name, before any game
+    return GodSearchPlayer("champion" if spec == "champion" else path.stem, GodNetworkFactory(str(path)), simulations)
+
+def god_match_up(gods: str) -> tuple[str, str] | None:
+    "The `gods` of a god match: 'all' (None: a match-up drawn for each opening) or two gods, player 1's then player 2's."
+    if gods.strip().lower() == "all": return None
+    names = tuple(name.strip().lower() for name in gods.split(","))
+    if len(names) != 2 or any(name not in GODS for name in names):
+        raise RunError(f"gods must be 'all' or two gods, player 1's then player 2's (e.g. apollo,pan), got {gods!r}: "
+                       f"the gods are {', '.join(GODS)}")
+    return names
+
+def run_god_match(first: str, second: str, gods: str = "all", openings: int = 50, simulations: int = 64, seed: int = 0,
+                  progress: Progress | None = None, workers: int = 1) -> MatchResult:
+    "`run_match` with gods: `first` against `second` (god specs) from `openings` god openings, both seats."
+    from santorini_az.god_loop import god_openings, play_god_match
+    progress, match_up = progress or Progress(), god_match_up(gods)
+    a, b = god_player(first, simulations), god_player(second, simulations)
+    rng = np.random.default_rng(seed)
+    if match_up is None: starts = god_openings(openings, rng)
+    else: starts = [random_god_opening(match_up, random.Random(int(s))) for s in rng.integers(2**62, size=openings)]
+    with progress.task(f"{a.name} vs {b.name}", 2 * openings) as advance:
+        return play_god_match(a, b, starts, rng, advance, workers)
 
 # %% ../nbs/27_play.ipynb #00ebbed9
 def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64, seed: int = 0,

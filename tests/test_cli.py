@@ -112,3 +112,22 @@ def test_inspect_a_god_position_shows_the_first_decision():
     mortal = Path(__file__).resolve().parent.parent / "santorini_az" / "models" / "champion.safetensors"
     wrong = run("inspect", text, "--checkpoint", str(mortal))  # a mortal network
     assert wrong.returncode == 2 and "not a god network" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_a_god_arena_between_the_god_network_and_the_uniform_search():
+    "arena --gods: two god players from openings of one match-up, both seats; the score line of the mortal arena."
+    result = run("arena", "champion", "mcts", "--gods", "artemis,demeter", "--openings", "2", "--sims", "16", "--quiet",
+                 "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("champion vs mcts: ") and "/4 = " in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("args, culprit", [
+    (("--gods", "artemis,zeus"), "got 'artemis,zeus': the gods are mortal"),
+    (("--gods", "all", "--backend", "onnxruntime"), "--backend onnxruntime is for mortal networks"),
+    (("--gods", "all", "--openings", "1"), "not a god network checkpoint")])  # the mortal champion as a god player
+def test_a_god_arena_refuses_in_one_line_before_any_game(args, culprit):
+    mortal = Path(__file__).resolve().parent.parent / "santorini_az" / "models" / "champion.safetensors"
+    result = run("arena", str(mortal) if culprit.startswith("not") else "champion", "mcts", *args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert culprit in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr

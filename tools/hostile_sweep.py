@@ -47,7 +47,8 @@ class Case:
 
 def base_commands(scratch: Path) -> dict[str, tuple[dict[str, str], list[str], str]]:
     """Per command: valid values of its arguments and options (positional ones in capitals, in order), its flags,
-    and its stdin; chosen so that the command, when it accepts a value, finishes in seconds."""
+    and its stdin; chosen so that the command, when it accepts a value, finishes in seconds. A command named twice
+    (`arena (gods)`) is the same command with other valid values."""
     ckpt, out = str(scratch / "base" / "checkpoints" / "iter-0001.safetensors"), str(scratch / "out")
     engine = f"{CLI} engine"
     return {
@@ -62,10 +63,15 @@ def base_commands(scratch: Path) -> dict[str, tuple[dict[str, str], list[str], s
         "report": ({"RUN": str(scratch / "base")}, [], ""),
         "arena": ({"FIRST": "random", "SECOND": "greedy", "--openings": "1", "--sims": "4", "--seed": "0",
                    "--workers": "1", "--backend": "torch"}, ["--quiet"], ""),
+        "arena (gods)": ({"FIRST": "mcts", "SECOND": "alphabeta1", "--gods": "apollo,pan", "--openings": "1",
+                          "--sims": "4", "--seed": "0", "--workers": "1"}, ["--quiet"], ""),
         "selfplay": ({"PLAYER": "mcts", "--out": out + "/g.npz", "--games": "1", "--sims": "4", "--seed": "0",
                       "--workers": "1", "--backend": "torch"}, ["--quiet"], ""),
         "inspect": ({"POSITION": "startpos", "--checkpoint": ckpt, "--sims": "4", "--top": "3", "--backend": "torch"}, [], ""),
+        "inspect (gods)": ({"POSITION": "0000000000000100000000000/1/artemis:C3,D4/demeter:B2,D2", "--checkpoint": "mcts",
+                            "--sims": "4", "--top": "3"}, [], ""),
         "play": ({"--checkpoint": ckpt, "--side": "1", "--sims": "4", "--position": "startpos", "--backend": "torch"}, [], ""),
+        "play (gods)": ({"--gods": "artemis,demeter", "--checkpoint": "mcts", "--side": "1", "--sims": "4"}, [], ""),
         "export": ({"CHECKPOINT": ckpt, "-o": out + "/m.onnx"}, [], ""),
         "match": ({"FIRST": engine, "SECOND": engine, "--openings": "1", "--depth": "1", "--seed": "0",
                    "--option1": "Hash=1", "--option2": "Hash=1"}, [], ""),
@@ -75,7 +81,7 @@ def base_commands(scratch: Path) -> dict[str, tuple[dict[str, str], list[str], s
 
 def invocation(command: str, values: dict[str, str], flags: list[str]) -> list[str]:
     "The argument list: the command, its positional values in order, then its options and flags."
-    args = [command] + [v for k, v in values.items() if not k.startswith("-")]
+    args = [command.split()[0]] + [v for k, v in values.items() if not k.startswith("-")]
     for k, v in values.items():
         if k.startswith("-"): args += [k, v]
     return args + flags

@@ -43,7 +43,7 @@ __all__ = ['TIME_LIMIT', 'EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_
            'height_evaluation', 'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy',
            'check_blocking_moves', 'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan',
            'check_elo_difference', 'check_minotaur_targets', 'check_sub_actions', 'check_god_backup',
-           'check_god_value_targets', 'check_winning_turns', 'check_god_policy']
+           'check_god_value_targets', 'check_winning_turns', 'check_god_policy', 'check_power_tally']
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
 class ExerciseFailed(AssertionError):
@@ -1612,12 +1612,14 @@ def check_god_backup(fn: Callable[[list, int, float], None]) -> bool:
     return _checking("check_god_backup", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #165f01a7
-def _random_god_games(count: int, seed: int) -> list[tuple[tuple, list[int], int | None]]:
+def _random_god_games(count: int, seed: int, matchups: list[tuple[str, str]] | None = None) -> list[tuple[tuple, list[int], int | None]]:
     """`count` seeded random god games, decision by decision: (the gods, the player to move at each decision, the
-    winner, or None for a game stopped by its length: every sixth game stops after 12 decisions, a draw)."""
+    winner, or None for a game stopped by its length: every sixth game stops after 12 decisions, a draw). The gods are
+    drawn at random, or taken in turn from `matchups`."""
     rng, games = random.Random(seed), []
     for i in range(count):
-        gods, longest = (rng.choice(GODS), rng.choice(GODS)), 12 if i % 6 == 5 else 400
+        gods = matchups[i % len(matchups)] if matchups else (rng.choice(GODS), rng.choice(GODS))
+        longest = 12 if i % 6 == 5 else 400
         node, players, winner = GodNode(random_god_opening(gods, rng)), [], None
         while len(players) < longest:
             players.append(node.player)
@@ -1767,3 +1769,65 @@ def check_god_policy(fn: Callable[[list, list], list]) -> bool:
                 f"{shown()}\n\n" + _hints(hints, "policy[actions[i]] = visits[i] / sum(visits); 0 elsewhere"))
         return f"visit_distribution on {len(nodes)} searched god nodes"
     return _checking("check_god_policy", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #262dd53c
+def _tally(x) -> dict:
+    "A dict of god -> (points, games), as the checker compares it."
+    if not isinstance(x, dict): raise _WrongType("")
+    out = {}
+    for god, value in x.items():
+        try: points, games = value
+        except Exception: raise _WrongType(f"the value for {god!r} is {_kind(value)}, not a pair (points, games)") from None
+        try: out[god] = (_as_number(points), _as_number(games))
+        except _WrongType: raise _WrongType(f"the value for {god!r} is {_short(value)}: points and games must be numbers") from None
+    return out
+
+def _god_tally(games: list, seat=lambda gods, god: gods.index(god), draw: float = 0.5) -> dict[str, tuple[float, int]]:
+    "Each god's (points, games) in `games` ((gods, winner) pairs against a mortal); `seat` and `draw` as a mistake would have them."
+    tally = {}
+    for gods, winner in games:
+        god = gods[0] if gods[1] == "mortal" else gods[1]
+        points = draw if winner is None else float(winner == seat(gods, god))
+        before = tally.get(god, (0.0, 0))
+        tally[god] = (before[0] + points, before[1] + 1)
+    return tally
+
+def _tally_hints(games: list, got: dict) -> list[str]:
+    "What a wrong tally most likely did."
+    near = lambda a, b: set(a) == set(b) and all(abs(a[g][0] - b[g][0]) <= 1e-9 and a[g][1] == b[g][1] for g in a)
+    if "mortal" in got: return ["count the gods only: the mortal is the opponent each god is measured against"]
+    if near(got, _god_tally(games, seat=lambda gods, god: 0)):
+        return ["the god's player is the seat it sits in, gods.index(god): it plays second in half of the games"]
+    if near(got, _god_tally(games, seat=lambda gods, god: 1 - gods.index(god))): return ["the points are the god's: 1 when winner is its seat"]
+    if near(got, _god_tally(games, draw=0.0)) or near(got, _god_tally(games, draw=1.0)):
+        return ["a draw (winner None: the game was stopped by its length) is half a point"]
+    return []
+
+def check_power_tally(fn: Callable[[list], dict]) -> bool:
+    """Check `fn(games) -> tally`: `games` are god-against-mortal games, each (gods, winner): gods[p] is player p's
+    god, one of the two 'mortal'; winner 0 or 1, or None for a game stopped by its length. The tally gives each god
+    (not the mortal) its (points, games): 1 for a game its player won, 0.5 for a draw, 0 for a loss (chapter 11d's
+    `power_ranking`). On 60 seeded random games, every god on both sides, draws among them."""
+    def body(fn):
+        matchups = [pair for god in GODS[1:] for pair in ((god, "mortal"), ("mortal", god))]
+        games = [(gods, winner) for gods, _, winner in _random_god_games(3 * len(matchups), seed=11, matchups=matchups)]
+        shown = lambda god: "\n".join(f"  {gods}, winner = {winner}" for gods, winner in games if god in gods)
+        got = _call(fn, (list(games),), lambda: f"{len(games)} games, e.g. {games[:3]}",
+                    _Returns("a dict: god -> (points, games)", _tally))
+        expected = _god_tally(games)
+        missing = sorted(set(expected) - set(got))
+        if missing and "mortal" not in got:
+            raise ExerciseFailed(f"no entry for {missing[0]!r}, which played {expected[missing[0]][1]} games:\n"
+                                 f"{shown(missing[0])}\n\nHINT: one entry per god that played, (points, games)")
+        for god in expected:
+            if god in got and abs(got[god][0] - expected[god][0]) <= 1e-9 and got[god][1] == expected[god][1]: continue
+            mine = got.get(god, got.get("mortal"))
+            raise ExerciseFailed(
+                f"{god}: expected (points, games) = {expected[god]}, got {mine}.\n\n{god}'s games:\n{shown(god)}\n\n"
+                + _hints(_tally_hints(games, got), "points: 1 where winner is the god's seat, 0.5 where winner is None"))
+        extra = sorted(set(got) - set(expected))
+        if extra: raise ExerciseFailed(f"an entry for {extra[0]!r}, which is not one of the gods that played.\n\n"
+                                       + _hints(_tally_hints(games, got), "one entry per god that played"))
+        draws = sum(winner is None for _, winner in games)
+        return f"power_ranking's tally on {len(games)} random games of every god against a mortal ({draws} draws)"
+    return _checking("check_power_tally", fn, body)

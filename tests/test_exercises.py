@@ -533,6 +533,33 @@ def wrong_god_policy_per_edge(actions, visits):
     return [n / sum(visits) for n in visits]
 WRONG['god_policy_short'] = ('check_god_policy', wrong_god_policy_per_edge, 'one number per sub-action')
 
+def reference_power_tally(games):
+    "Each god's (points, games): a win 1, a draw 0.5, from the seat the god sits in."
+    tally = {}
+    for gods, winner in games:
+        god = gods[0] if gods[1] == "mortal" else gods[1]
+        points, played = tally.get(god, (0.0, 0))
+        tally[god] = (points + (0.5 if winner is None else float(winner == gods.index(god))), played + 1)
+    return tally
+REFERENCES['check_power_tally'] = reference_power_tally
+
+def tally_with(seat=lambda gods, god: gods.index(god), draw=0.5, mortal=False):
+    "A tally with one mistake: the god's seat, a draw's points, or an entry for the mortal."
+    def tally(games):
+        out = {}
+        for gods, winner in games:
+            god = gods[0] if gods[1] == "mortal" else gods[1]
+            points, played = out.get(god, (0.0, 0))
+            out[god] = (points + (draw if winner is None else float(winner == seat(gods, god))), played + 1)
+        if mortal: out["mortal"] = (0.0, len(games))
+        return out
+    return tally
+WRONG['power_tally_first_seat'] = ('check_power_tally', tally_with(seat=lambda gods, god: 0), "gods.index(god)")
+WRONG['power_tally_mortal_points'] = ('check_power_tally', tally_with(seat=lambda gods, god: 1 - gods.index(god)), "the points are the god's")
+WRONG['power_tally_draw_lost'] = ('check_power_tally', tally_with(draw=0.0), "a draw (winner None")
+WRONG['power_tally_draw_won'] = ('check_power_tally', tally_with(draw=1.0), "is half a point")
+WRONG['power_tally_mortal_entry'] = ('check_power_tally', tally_with(mortal=True), "count the gods only")
+
 @pytest.mark.parametrize("checker", sorted(REFERENCES))
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True

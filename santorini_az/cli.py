@@ -257,7 +257,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position (a god position plays with its gods)."),
-         gods: str = typer.Option(None, help="Play with gods: yours, then the engine's, e.g. artemis,demeter (the engine then plays with the shipped god network)."),
+         gods: str = typer.Option(None, help="Play with gods: yours, then the engine's, e.g. artemis,demeter (the engine's network is then a god network: champion, the default, is the shipped one)."),
          backend: str = _PLAYER_BACKEND):
     "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game

@@ -58,11 +58,11 @@ class GodUniformFactory:
 # %% ../nbs/11d_god_loop.ipynb #4807c3c0
 MAX_DECISIONS = 600  # a god game this long is stopped as a draw
 
-def god_openings(count: int, rng: np.random.Generator) -> list[GodState]:
-    "`count` starts: a match-up drawn uniformly from the 11 x 11, then four random placements."
+def god_openings(count: int, rng: np.random.Generator, match_up: tuple[str, str] | None = None) -> list[GodState]:
+    "`count` starts: a match-up drawn uniformly from the 11 x 11 (or always `match_up`), then four random placements."
     def opening(seed: int) -> GodState:
         draw = random.Random(seed)
-        return random_god_opening((draw.choice(GODS), draw.choice(GODS)), draw)
+        return random_god_opening(match_up or (draw.choice(GODS), draw.choice(GODS)), draw)
     return [opening(int(seed)) for seed in rng.integers(2**62, size=count)]
 
 def engine_settings(settings: SelfPlayConfig, games: int) -> GodEngineConfig:

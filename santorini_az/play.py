@@ -8,7 +8,6 @@ Docs: https://santorini-az.github.io/santorini_az/play.html.md"""
 from __future__ import annotations
 
 import json
-import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,7 @@ from .encoding import action_from_index
 from .mcts import Node, Search, SearchConfig, legal_priors, node_value
 from .gods import GODS, GodState, format_god_position, god_winner
 from .god_encoding import GodNode, format_sub_action
-from .god_search import (GodEvaluator, GodTreeNode, god_search, god_search_player, random_god_opening,
-                                     uniform_god_evaluator)
+from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
@@ -110,8 +108,7 @@ def run_god_match(first: str, second: str, gods: str = "all", openings: int = 50
     progress, match_up = progress or Progress(), god_match_up(gods)
     a, b = god_player(first, simulations), god_player(second, simulations)
     rng = np.random.default_rng(seed)
-    if match_up is None: starts = god_openings(openings, rng)
-    else: starts = [random_god_opening(match_up, random.Random(int(s))) for s in rng.integers(2**62, size=openings)]
+    starts = god_openings(openings, rng, match_up)  # chapter 11d's, one match-up or drawn for each
     with progress.task(f"{a.name} vs {b.name}", 2 * openings) as advance:
         return play_god_match(a, b, starts, rng, advance, workers)
 

@@ -777,11 +777,9 @@ class InspectWidget:
     def inspect_state(self, state: State, evaluate: Evaluator) -> Inspection | None:
         return None if winner(state) is not None else inspect(state, evaluate, self.simulations)
 
-    def last_cells(self, ply: int) -> list[int]:
-        "The cells of the move that led to `ply` (none at ply 0)."
-        if ply == 0: return []
-        before = self.states[ply - 1]
-        return move_cells(before, parse_action(before, self.moves[ply - 1]))
+    def played_cells(self, state: State, text: str) -> list[int]:
+        "The cells of the move `text` played in `state` (the last move, drawn dashed)."
+        return move_cells(state, parse_action(state, text))
 
 # %% ../nbs/29_widgets.ipynb #0c098f8f
 def _show(self: InspectWidget) -> None:
@@ -789,7 +787,7 @@ def _show(self: InspectWidget) -> None:
     ply, state = self.ply, self.states[self.ply]
     played = f" — then <code>{self.moves[ply]}</code> was played" if ply < len(self.moves) else ""
     self.header.value = f"<b>ply {ply}</b>: {self.status(state)}{played}"
-    last = self.last_cells(ply)
+    last = self.played_cells(self.states[ply - 1], self.moves[ply - 1]) if ply else []
     for row, (spec, widgets) in enumerate(zip(self.specs, self.rows)):
         seen = self.inspection(ply, row)
         moves = [self.cells(state, action) for action in seen.actions] if seen else []  # each as the cells it touches
@@ -1410,7 +1408,4 @@ class GodInspectWidget(InspectWidget):
     def inspect_state(self, state: GodState, evaluate: GodEvaluator) -> Inspection | None:
         return None if node_winner(state) is not None else inspect_god(state, evaluate, self.simulations)
 
-    def last_cells(self, ply: int) -> list[int]:
-        if ply == 0: return []
-        before = self.states[ply - 1]
-        return turn_cells(before, parse_turn(before, self.moves[ply - 1]))
+    def played_cells(self, state: GodState, text: str) -> list[int]: return turn_cells(state, parse_turn(state, text))

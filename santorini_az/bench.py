@@ -69,7 +69,7 @@ class BenchConfig:
     def factory(self):
         "The picklable evaluator factory each worker calls: the torch network, or its ONNX export."
         if self.backend == "onnxruntime":
-            from santorini_az.export import OnnxFactory
+            from santorini_az.onnx_runtime import OnnxFactory
             return OnnxFactory(self.onnx, self.threads)
         return NetworkFactory(self.checkpoint, self.net, self.precision, self.device, self.threads, self.seed, self.compile,
                               self.cuda_graphs)

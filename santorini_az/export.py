@@ -8,16 +8,13 @@ Docs: https://santorini-az.github.io/santorini_az/export.html.md"""
 from __future__ import annotations
 
 import json
-import os
 import random
 import warnings
-from importlib.resources import files
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import torch
 from torch import nn
 
@@ -30,12 +27,14 @@ from .god_encoding import N_GOD_ACTIONS, N_GOD_PLANES
 from .god_training import GOD_CHECKPOINT_FORMAT, GodNet, load_god_checkpoint
 from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
                                   measure_throughput)
+# playing the file needs none of the above: chapter 31a's module, which imports neither torch nor onnx
+from .onnx_runtime import (ONNX_FORMAT, ExportError, OnnxEvaluator, OnnxFactory, made_from, onnx_factory,
+                                       onnx_metadata)
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['ONNX_FORMAT', 'OPSET', 'INT8_WEIGHTS', 'PACKAGE', 'ReferenceHeads', 'ExportError', 'checkpoint_format', 'io_shape',
-           'export_onnx', 'onnx_metadata', 'OnnxEvaluator', 'OnnxFactory', 'game_positions', 'parity', 'compare_speed',
-           'quantize_int8', 'int8_accuracy', 'made_from', 'onnx_factory', 'export_command']
+__all__ = ['OPSET', 'INT8_WEIGHTS', 'ReferenceHeads', 'checkpoint_format', 'io_shape', 'export_onnx', 'game_positions', 'parity',
+           'compare_speed', 'quantize_int8', 'int8_accuracy', 'export_command']
 
 # %% ../nbs/31_export.ipynb #e8e6b8f3
 class ReferenceHeads(nn.Module):
@@ -49,11 +48,7 @@ class ReferenceHeads(nn.Module):
         return torch.softmax(logits, dim=-1), value.unsqueeze(1)
 
 # %% ../nbs/31_export.ipynb #db47d940
-ONNX_FORMAT = "santorini_az.onnx"  # the `format` metadata entry of the files we write
 OPSET = 17
-
-class ExportError(ValueError):
-    "A checkpoint that cannot be exported, or an ONNX file that is not one of ours; the message says which."
 
 def checkpoint_format(path: Path) -> str | None:
     "The `format` entry of the safetensors file at `path`: chapter 04's network or chapter 10b's god network (None: neither)."
@@ -101,48 +96,6 @@ def export_onnx(checkpoint_or_model, out_path: str | Path, opset: int = OPSET) -
         onnx.checker.check_model(graph, full_check=True)
         onnx.save(graph, temporary)
     return out_path
-
-# %% ../nbs/31_export.ipynb #96431f9e
-def onnx_metadata(path: str | Path) -> dict[str, str]:
-    "The metadata of the ONNX file at `path` (an `ExportError` if it is not one that `export_onnx` wrote)."
-    try: graph = onnx.load(str(path), load_external_data=False)
-    except FileNotFoundError: raise ExportError(f"no ONNX file at {path}") from None
-    except Exception as e: raise ExportError(f"{path} is not a readable ONNX file: {e}") from None
-    metadata = {p.key: p.value for p in graph.metadata_props}
-    if metadata.get("format") != ONNX_FORMAT: raise ExportError(f"{path} is an ONNX file but not a santorini_az network")
-    return metadata
-
-# %% ../nbs/31_export.ipynb #cad48ac6
-class OnnxEvaluator:
-    "The evaluator contract on onnxruntime: planes [B, 5, 5, 9] float32 -> (log-policy logits [B, 153], values [B]); a god network's [B, 5, 5, 36] -> [B, 126]."
-    def __init__(self, path: str | Path, threads: int = 1):
-        self.metadata = onnx_metadata(path)
-        gods = self.metadata.get("game") == "gods"  # files from before the god networks name no game: mortal
-        self.planes, self.actions = (N_GOD_PLANES, N_GOD_ACTIONS) if gods else (N_PLANES, N_ACTIONS)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self.path, self.threads = str(path), threads
-
-    def evaluate(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        planes = np.ascontiguousarray(planes, dtype=np.float32)
-        if planes.ndim != 4 or planes.shape[1:] != (BOARD, BOARD, self.planes):
-            raise ValueError(f"expected planes of shape [B, 5, 5, {self.planes}], got {list(planes.shape)}")
-        if len(planes) == 0: return np.zeros((0, self.actions), np.float32), np.zeros(0, np.float32)
-        policy, value = self.session.run(["policy", "value"], {"input": planes})
-        return np.log(np.maximum(policy, np.finfo(np.float32).tiny)), value[:, 0]
-
-    __call__ = evaluate  # the network chapter's torch evaluator is called directly; accept both spellings
-
-    def __repr__(self): return f"OnnxEvaluator({self.metadata['net']}, {Path(self.path).name}, threads={self.threads})"
-
-@dataclass(frozen=True)
-class OnnxFactory:
-    "A picklable factory: `factory()` opens the ONNX file at `path` in the calling process and returns its evaluator."
-    path: str
-    threads: int = 1
-
-    def __call__(self) -> OnnxEvaluator: return OnnxEvaluator(self.path, self.threads)
 
 # %% ../nbs/31_export.ipynb #bbf76eb4
 def game_positions(games: int, seed: int = 0) -> np.ndarray:
@@ -227,36 +180,6 @@ def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarr
     return {"positions": len(planes), "top_move_agrees": float((fp32_logits.argmax(1) == int8_logits.argmax(1)).mean()),
             "policy_max": float(policy_difference.max()), "policy_mean": float(policy_difference.sum(1).mean() / 2),
             "value_max": float(value_difference.max()), "value_mean": float(value_difference.mean())}
-
-# %% ../nbs/31_export.ipynb #a927a177
-PACKAGE = Path(str(files("santorini_az"))).resolve()  # the installed package's folder
-
-def made_from(path: Path, suffix: str) -> Path:
-    """Where a file made from `path` goes: beside it (NAME + `suffix`), except for the package's own files, such as
-    the shipped champion, whose folder may be read-only: those go to the user's cache."""
-    if PACKAGE in path.resolve().parents:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "santorini_az"
-        cache.mkdir(parents=True, exist_ok=True)
-        return cache / (path.stem + suffix)
-    return path.with_suffix(suffix)
-
-def _stale(made: Path, source: Path) -> bool: return not made.exists() or made.stat().st_mtime < source.stat().st_mtime
-
-def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> OnnxFactory:
-    """An `OnnxFactory` for an ONNX file, or for a checkpoint (exported once, to CHECKPOINT.onnx beside it); with
-    `int8`, for its static int8 copy (made once, as NAME.int8.onnx)."""
-    path = Path(path)
-    if path.suffix != ".onnx":
-        exported = made_from(path, ".onnx")
-        if _stale(exported, path): export_onnx(path, exported)
-        path = exported
-    if int8 and onnx_metadata(path).get("precision") != "int8":
-        quantized = made_from(path, ".int8.onnx")
-        if _stale(quantized, path) or onnx_metadata(quantized).get("int8_weights") != INT8_WEIGHTS:
-            quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
-        path = quantized
-    onnx_metadata(path)  # a clear error now rather than in a worker process
-    return OnnxFactory(str(path), threads)
 
 # %% ../nbs/31_export.ipynb #ff5203fb
 def export_command(checkpoint: str | Path, out: str | Path) -> dict[str, str]:

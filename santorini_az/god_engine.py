@@ -12,10 +12,9 @@ import time
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, NamedTuple, Sequence
 
 import numpy as np
-import torch
 from numba import njit
 
 from .engine import (NO_LEAF, ROOT, UNPLACED, UNVISITED, GameRecord, Slots, Tree, backup, choose_edge,
@@ -26,10 +25,12 @@ from .god_alphabeta import (FREE, NO_STEP, TURN_STEPS, apply_turn, do_move, gene
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, GOD_PLANE_NAMES, MOVE_OFFSET,
                                        N_GOD_ACTIONS, N_GOD_PLANES, GodNode, sub_action)
 from .god_search import random_god_opening
-from .god_training import GodNet, GodSelfPlayConfig, god_network_evaluator, load_god_checkpoint
 from .gods import GODS, GodState
 from .replay import Examples
 from .selfplay import games_to_examples
+
+if TYPE_CHECKING:  # the tree imports no torch: chapter 10b's network (and torch) only where a network runs on torch,
+    from santorini_az.god_training import GodNet, GodSelfPlayConfig  # so that an engine playing an ONNX file never does
 
 # %% auto #0
 __all__ = ['MY_GOD_PLANE', 'THEIR_GOD_PLANE', 'NO_CLIMB_PLANE', 'MOVED_PLANE', 'FROM_PLANE', 'VIA_PLANE', 'BUILT_PLANE',
@@ -342,6 +343,7 @@ def uniform_batch_evaluator(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def network_batch_evaluator(model: GodNet) -> BatchEvaluator:
     "Chapter 10b's god network as a `BatchEvaluator`: one forward pass per batch, in eval mode, on the model's device."
+    import torch  # here, not at the top: see the imports
     model.eval()
     device = next(model.parameters()).device
     def evaluate(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -513,4 +515,5 @@ GOD_CHAMPION = Path(str(files("santorini_az") / "models" / "god_champion.safeten
 
 def god_champion_evaluator() -> Callable[[GodNode], tuple[list[float], float]]:
     "Chapter 03b's evaluator (one node -> (126 logits, value)) from the shipped god network."
+    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: see the imports
     return god_network_evaluator(load_god_checkpoint(GOD_CHAMPION)[0])

@@ -177,7 +177,7 @@ def play_god_match(first, second, openings: list[GodState], rng: np.random.Gener
 def god_factory(checkpoint: Path, config: RunConfig):
     "The recipe of the god network in `checkpoint`, one thread in each process that searches: onnxruntime or torch."
     if config.backend == "onnxruntime":  # chapter 31: exported once, beside the checkpoint; 36 planes in, 126 out
-        from santorini_az.export import onnx_factory
+        from santorini_az.onnx_runtime import onnx_factory
         return onnx_factory(checkpoint)
     return GodNetworkFactory(str(checkpoint), threads=1, device=config.device)
 

@@ -68,7 +68,7 @@ class Game:
 def mortal_factory(checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
     "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
     if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
-        from santorini_az.export import onnx_factory
+        from santorini_az.onnx_runtime import onnx_factory
         return onnx_factory(checkpoint, int8=config.backend == "onnxruntime-int8")
     return NetworkFactory(checkpoint=str(checkpoint), threads=1, device=config.device, precision=config.precision,
                           cuda_graphs=config.cuda_graphs)

@@ -46,7 +46,7 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
     if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     try:
         if spec.endswith(".onnx") or (backend != "torch" and not is_reference(spec)):
-            from santorini_az.export import onnx_factory  # chapter 31: the network exported to ONNX
+            from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the network exported to ONNX
             path = CHAMPION if spec == "champion" else Path(spec)
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
             return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8"), simulations)
@@ -197,8 +197,8 @@ def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
     "The god evaluator `spec` names: 'mcts' (uniform), 'champion' (chapter 11c's god network) or a god checkpoint."
     if backend != "torch": raise RunError(f"god positions run their network on torch; backend {backend!r} is for mortal ones")
     if spec == "mcts": return uniform_god_evaluator
-    from santorini_az.god_engine import GOD_CHAMPION  # torch: only a god network pays for importing it
-    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
+    from santorini_az.god_engine import GOD_CHAMPION
+    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
     path = GOD_CHAMPION if spec == "champion" else Path(spec)
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion' or 'mcts')")
     return god_network_evaluator(load_god_checkpoint(path)[0])

@@ -185,7 +185,7 @@ class CompiledGodSearcher(GodSearcher):
     "`GodSearcher` on chapter 11c's compiled tree: `evaluate` takes god planes [B, 5, 5, 36], as the god network does."
 
     def __init__(self, evaluate: Callable | None = None, simulations: int = 200):
-        from santorini_az.god_engine import uniform_batch_evaluator  # chapter 11c imports torch: only god positions pay
+        from santorini_az.god_engine import uniform_batch_evaluator  # chapter 11c's numba code: loaded when first needed
         super().__init__(evaluate or uniform_batch_evaluator, simulations)
         self._decide(GodNode(god_start(("apollo", "pan"))), 1, math.inf)  # numba loads its code now, off the clock
 
@@ -377,7 +377,7 @@ def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     if options["Search"] == "readable":
         return AlphaZeroSearcher(checkpoint_evaluator(checkpoint, threads) if checkpoint else uniform_evaluator)
     if not checkpoint: return CompiledAlphaZeroSearcher(uniform_planes_evaluator)
-    from santorini_az.export import onnx_factory  # chapter 31: the checkpoint exported to ONNX once, then loaded
+    from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the checkpoint exported to ONNX once, then loaded
     return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads)())
 
 def god_searcher(options: dict) -> GodSearcher:
@@ -386,14 +386,14 @@ def god_searcher(options: dict) -> GodSearcher:
     network chapter 11c ships, empty the uniform prior."""
     checkpoint, threads, readable = options["GodCheckpoint"], max(1, options["Threads"]), options["Search"] == "readable"
     if not checkpoint: return GodSearcher() if readable else CompiledGodSearcher()
-    import torch  # only an engine that searches god positions with a network pays for importing torch
     from santorini_az.god_engine import GOD_CHAMPION
-    from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
     path = GOD_CHAMPION if checkpoint == "champion" else checkpoint
-    if readable:
+    if readable:  # only the readable search runs the network on torch, and pays for importing it
+        import torch
+        from santorini_az.god_training import god_network_evaluator, load_god_checkpoint
         torch.set_num_threads(threads)
         return GodSearcher(god_network_evaluator(load_god_checkpoint(path)[0]))
-    from santorini_az.export import onnx_factory  # chapter 31: exported once (the shipped one: to the user's cache)
+    from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: exported once (the shipped one: to the user's cache)
     return CompiledGodSearcher(onnx_factory(path, threads)())
 
 def _searcher(self):

@@ -167,6 +167,36 @@ def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):
     with pytest.raises(ExportError): onnx_factory(tmp_path / "junk.onnx")
 
 
+def test_a_fresh_process_plays_an_export_without_importing_torch_or_onnx(exported):
+    "A worker (or an engine) that unpickles an OnnxFactory and evaluates imports chapter 31a's module: no torch, no onnx."
+    import subprocess, sys
+    _, checkpoint, _ = exported
+    factory = onnx_factory(checkpoint)  # exported (or found fresh) here, in a process that has torch
+    code = ("import pickle, sys\n"
+            "import numpy as np\n"
+            "import santorini_az.god_engine, santorini_az.protocol  # the engine's modules, god tree included\n"
+            "factory = pickle.loads(sys.stdin.buffer.read())\n"
+            "logits, values = factory()(np.zeros((3, 5, 5, 9), np.float32))\n"
+            "print(logits.shape, values.shape, sorted({'torch', 'onnx'} & {m.split('.')[0] for m in sys.modules}))")
+    done = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(factory), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().strip() == "(3, 153) (3,) []", done.stdout.decode()
+
+
+def test_onnx_metadata_names_the_file_and_what_is_wrong_with_it(tmp_path):
+    import onnx.helper as oh
+    (tmp_path / "foreign.onnx").write_bytes(b"\x00\x01")
+    with pytest.raises(ExportError, match=r"foreign\.onnx is not a readable ONNX file: \S"): onnx_metadata(tmp_path / "foreign.onnx")
+    with pytest.raises(ExportError, match="no ONNX file at"): onnx_metadata(tmp_path / "missing.onnx")
+    with pytest.raises(ExportError, match="not a regular file"): onnx_metadata(tmp_path)
+    graph = oh.make_graph([oh.make_node("Identity", ["x"], ["y"])], "other",
+                          [oh.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1])],
+                          [oh.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1])])
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)], ir_version=8), tmp_path / "other.onnx")
+    with pytest.raises(ExportError, match="other.onnx is an ONNX file but not a santorini_az network"):
+        onnx_metadata(tmp_path / "other.onnx")
+
+
 @pytest.mark.slow
 def test_onnx_factory_plays_on_the_engine_in_worker_processes(exported):
     from santorini_az.engine import play_games

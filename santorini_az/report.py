@@ -16,8 +16,8 @@ from .files import atomic_write_bytes
 from .rundir import RunDirectory, Record
 
 # %% auto #0
-__all__ = ['PANELS', 'series', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles', 'plot_speed',
-           'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure', 'write_report']
+__all__ = ['PANELS', 'series', 'legend_above', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles',
+           'plot_speed', 'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -28,13 +28,22 @@ def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.
     return np.array(x), np.array(y, dtype=float)
 
 # %% ../nbs/26_report.ipynb #cd2617b7
+def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8) -> None:
+    """The legend in a band added on top of the axes (`room`: its height, a fraction of the data's): curves that fill
+    the whole height leave no corner free for it. Nothing plotted (a run that has not trained yet): no legend."""
+    if not ax.get_legend_handles_labels()[0]: return
+    low, high = ax.get_ylim()
+    ticks = [t for t in ax.get_yticks() if low <= t <= high]  # the data's ticks, none in the band
+    ax.set_ylim(low, high + (high - low) * room); ax.set_yticks(ticks)
+    ax.legend(fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False)
+
 def plot_losses(ax, records):
     for key, label, style in [("policy_loss", "policy (train)", "-"), ("holdout_policy_loss", "policy (holdout)", "--"),
                               ("value_loss", "value (train)", "-"), ("holdout_value_loss", "value (holdout)", "--")]:
         x, y = series(records, "train", key)
         if len(x): ax.plot(x, y, style, marker=".", label=label)
     ax.set(title="losses", xlabel="iteration", ylabel="loss")
-    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=8)  # a run that has not trained yet: no lines
+    legend_above(ax, ncol=2)
 
 def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
     """Each candidate's score against its champion with its 95% interval; promotions stand out. Beyond `many`
@@ -66,15 +75,16 @@ def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
                    zorder=4, label=f"promoted ({promoted.sum()} of {len(x)})")
     ax.axhline(threshold, color="grey", ls=":", label=f"gate {threshold:.0%}")
     ax.set(title="arena: candidate vs champion", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05))
-    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True)); ax.legend(fontsize=7, loc="lower right" if len(x) > many else "best", ncol=2)
+    ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    legend_above(ax, ncol=2, room=0.45, fontsize=7)  # up to three rows of long labels
 
 def plot_references(ax, records):
     keys = sorted({k for r in records if r.stage == "evaluate" for k in r.values if k.startswith("score_vs_")})
     for key in keys:
         x, y = series(records, "evaluate", key)
-        ax.plot(x, y, marker="o", label=key[len("score_vs_"):])
+        ax.plot(x, y, marker="o", ms=3 if len(x) > 30 else 6, label=key[len("score_vs_"):])
     ax.set(title="score vs reference opponents", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05))
-    if keys: ax.legend(fontsize=8)
+    legend_above(ax)
 
 def plot_elo(ax, records):
     x, y = series(records, "evaluate", "elo")
@@ -93,7 +103,7 @@ def plot_puzzles(ax, records):
         x, y = series(records, "train", key)
         if len(x): ax.plot(x, y, marker=".", label=label)
     ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
-    if ax.get_legend_handles_labels()[0]: ax.legend(fontsize=8)
+    legend_above(ax)
 
 def plot_speed(ax, records):
     x, y = series(records, "selfplay", "games_per_hour")

@@ -1,4 +1,4 @@
-"""The half of chapter 31 that plays: an ONNX file loaded by onnxruntime alone, so that an engine, a server or a worker process that only plays a network never imports torch or onnx.
+"""The half of chapter 31 that plays: an ONNX file loaded by onnxruntime alone, so that an engine or a worker process that only plays a network never imports torch or onnx.
 
 Docs: https://santorini-az.github.io/santorini_az/onnx_runtime.html.md"""
 

@@ -3,7 +3,8 @@
 are dropped; the widgets' static SVG/HTML pictures stay, so the docs site shows them. Outputs must be deterministic:
 seed everything, keep timings and progress bars out of stored outputs; running this twice must change nothing. Each
 chapter runs in a process of its own, and the machine it ran on is noted in nbs/data/stored_outputs.json (the test
-command compares a chapter's stored outputs with a rerun's on that kind of machine: tools/check_outputs.py).
+command compares a chapter's stored outputs with a rerun's on every machine, and its cells marked `#| cpu_dependent`
+only on that kind of machine: tools/check_outputs.py).
 
     python tools/store_outputs.py nbs/03_mcts.ipynb nbs/29_widgets.ipynb ...
     python tools/store_outputs.py --slow nbs/28_cluster.ipynb    # run the `slow` cells too, and store theirs

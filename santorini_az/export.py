@@ -28,13 +28,13 @@ from .god_training import GOD_CHECKPOINT_FORMAT, GodNet, load_god_checkpoint
 from .network import (BOARD, CheckpointError, NetworkEvaluator, SantoriniNet, fold_batchnorm, load_checkpoint,
                                   measure_throughput)
 # playing the file needs none of the above: chapter 31a's module, which imports neither torch nor onnx
-from .onnx_runtime import (ONNX_FORMAT, ExportError, OnnxEvaluator, OnnxFactory, made_from, onnx_factory,
-                                       onnx_metadata)
+from .onnx_runtime import (INT8_WEIGHTS, ONNX_FORMAT, ExportError, OnnxEvaluator, OnnxFactory, made_from,
+                                       onnx_factory, onnx_metadata)
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['OPSET', 'INT8_WEIGHTS', 'ReferenceHeads', 'checkpoint_format', 'io_shape', 'export_onnx', 'game_positions', 'parity',
-           'compare_speed', 'quantize_int8', 'int8_accuracy', 'export_command']
+__all__ = ['OPSET', 'ReferenceHeads', 'checkpoint_format', 'io_shape', 'export_onnx', 'game_positions', 'parity', 'compare_speed',
+           'quantize_int8', 'int8_accuracy', 'export_command']
 
 # %% ../nbs/31_export.ipynb #e8e6b8f3
 class ReferenceHeads(nn.Module):
@@ -141,8 +141,6 @@ def compare_speed(checkpoint_or_model, onnx_path: str | Path, batch_sizes=(1, 16
     return rows
 
 # %% ../nbs/31_export.ipynb #ca0c2b87
-INT8_WEIGHTS = "7-bit"  # in the metadata: an int8 copy made before the weights kept to 7 bits is made again
-
 def quantize_int8(onnx_path: str | Path, out_path: str | Path, calibration: np.ndarray) -> Path:
     """A static int8 copy of the ONNX network at `onnx_path` (per-channel int8 weights in a 7-bit range, uint8
     activations), its activation ranges calibrated on `calibration` (planes [N, 5, 5, 9]); written atomically to

@@ -20,11 +20,12 @@ from .game import SIZE
 from .god_encoding import N_GOD_ACTIONS, N_GOD_PLANES
 
 # %% auto #0
-__all__ = ['ONNX_FORMAT', 'PACKAGE', 'ExportError', 'open_session', 'session_metadata', 'onnx_metadata', 'OnnxEvaluator',
-           'OnnxFactory', 'made_from', 'onnx_factory']
+__all__ = ['ONNX_FORMAT', 'INT8_WEIGHTS', 'PACKAGE', 'ExportError', 'open_session', 'session_metadata', 'onnx_metadata',
+           'OnnxEvaluator', 'OnnxFactory', 'made_from', 'onnx_factory']
 
 # %% ../nbs/31a_onnx_runtime.ipynb #eb794983
 ONNX_FORMAT = "santorini_az.onnx"  # the `format` metadata entry of the files chapter 31 writes
+INT8_WEIGHTS = "7-bit"  # in an int8 copy's metadata: a copy made before the weights kept to 7 bits is made again
 
 class ExportError(ValueError):
     "A checkpoint that cannot be exported, or an ONNX file that is not one of ours; the message says which."
@@ -105,9 +106,9 @@ def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> Onnx
             export_onnx(path, exported)
         path = exported
     if int8 and onnx_metadata(path).get("precision") != "int8":
-        from santorini_az.export import INT8_WEIGHTS, game_positions, quantize_int8
         quantized = made_from(path, ".int8.onnx")
         if _stale(quantized, path) or onnx_metadata(quantized).get("int8_weights") != INT8_WEIGHTS:
+            from santorini_az.export import game_positions, quantize_int8  # torch and onnx, to make the copy this once
             quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
         path = quantized
     onnx_metadata(path)  # a clear error now rather than in a worker process

@@ -77,7 +77,7 @@ def test_on_another_kind_of_machine_only_the_cells_marked_cpu_dependent_are_set_
     assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX2 machine") == 0
     out = capsys.readouterr().out
     assert "1 chapter stored on an AVX-512 machine (this is an AVX2 machine): 14_fast_inference.ipynb" in out
-    assert "the 1 cells marked cpu_dependent were not compared" in out
+    assert "the 1 cell marked cpu_dependent was not compared" in out
     # on the machine that stored it, the marked cell is compared too
     assert check_outputs.main(sorted(run.glob("*.ipynb")), stored, record, "an AVX-512 machine") == 1
     assert "code cell 1 (id a): line 1: stored 'bf16 vs fp32: max 0.0355'" in capsys.readouterr().err

@@ -289,3 +289,11 @@ def test_the_int8_copy_keeps_its_weights_to_7_bits_and_an_older_copy_is_made_aga
     assert "int8_weights" not in onnx_metadata(quantized)
     onnx_factory(copy, int8=True)
     assert onnx_metadata(quantized)["int8_weights"] == "7-bit"
+    # a copy already made is played without torch: a fresh process finds it fresh and imports neither torch nor onnx
+    import subprocess, sys
+    code = ("import sys\nfrom santorini_az.onnx_runtime import onnx_factory\n"
+            f"factory = onnx_factory({str(copy)!r}, int8=True)\n"
+            "print(factory.path.endswith('.int8.onnx'), sorted({'torch', 'onnx'} & {m.split('.')[0] for m in sys.modules}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "True []", done.stdout

@@ -122,8 +122,8 @@ def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = R
               f"{', '.join(names)}")
     if not found:
         print(f"stored outputs: each of the {same + sum(map(len, elsewhere.values()))} chapters printed what "
-              f"{stored_dir} stores ({same} stored on this kind of machine; on the others, the {set_aside} cells marked "
-              f"cpu_dependent were not compared)")
+              f"{stored_dir} stores ({same} stored on this kind of machine; on the others, the {set_aside} cell{'' if set_aside == 1 else 's'} "
+              f"marked cpu_dependent {'was' if set_aside == 1 else 'were'} not compared)")
         return 0
     print("FAIL: these cells no longer print what their chapter stores (the docs site shows the stored text):", file=sys.stderr)
     for line in found: print("  " + line, file=sys.stderr)

@@ -121,9 +121,9 @@ def main(run_paths: list[Path], stored_dir: Path = Path("nbs"), record: Path = R
         print(f"stored outputs: {len(names)} chapter{'' if len(names) == 1 else 's'} stored on {other} (this is {here}): "
               f"{', '.join(names)}")
     if not found:
+        cells = f"the {set_aside} cell{'' if set_aside == 1 else 's'} marked cpu_dependent {'was' if set_aside == 1 else 'were'}"
         print(f"stored outputs: each of the {same + sum(map(len, elsewhere.values()))} chapters printed what "
-              f"{stored_dir} stores ({same} stored on this kind of machine; on the others, the {set_aside} cell{'' if set_aside == 1 else 's'} "
-              f"marked cpu_dependent {'was' if set_aside == 1 else 'were'} not compared)")
+              f"{stored_dir} stores ({same} stored on this kind of machine; on the others, {cells} not compared)")
         return 0
     print("FAIL: these cells no longer print what their chapter stores (the docs site shows the stored text):", file=sys.stderr)
     for line in found: print("  " + line, file=sys.stderr)

@@ -3,8 +3,8 @@ onnxruntime given a rounding of the same size as AVX2's) and compares what each 
 stored in nbs/ (tools/check_outputs.py's comparison).
 
 The stored outputs are made on one machine, and the test command compares them on every machine, but for the cells
-marked `#| cpu_dependent` (tools/check_outputs.py); a learner's laptop may have AVX2 and no AVX-512, where float rounding in torch's kernels
-differs. This tool shows what such a learner would see differ, on this machine: torch's own kernels
+marked `#| cpu_dependent` (tools/check_outputs.py); a learner's laptop may have AVX2 and no AVX-512, where float
+rounding in torch's kernels differs. This tool shows what such a learner would see differ, on this machine: torch's own kernels
 (`ATEN_CPU_CAPABILITY=avx2`), oneDNN's convolutions (`ONEDNN_MAX_CPU_ISA=AVX2`), MKL's matrix products
 (`MKL_ENABLE_INSTRUCTIONS=AVX2`) and numba's compiled code (`NUMBA_CPU_NAME=haswell`) are held to AVX2.
 
@@ -22,8 +22,8 @@ ONNXRUNTIME_ROUNDING). A chapter whose printed numbers survive that survives AVX
 Nor does it reach a CPU of another vendor: a chapter that prints the same here may still differ there, one that
 differs here differs on real AVX2 machines too. A cell that differs must be marked `#| cpu_dependent` (the test
 command compares it only on the kind of machine that stored it), or print less precision: the tool exits 1 if one
-is not. The chapters run with their slow cells, two at a time, in
-`_outputs/avx2/` (ignored by git); all of them take about 8 minutes on 2 cores.
+is not. The chapters run with their slow cells, two at a time, in `_outputs/avx2/` (ignored by git); all of them
+take about 8 minutes on 2 cores.
 
     python tools/emulate_avx2.py                          # every chapter
     python tools/emulate_avx2.py 10_training 10a_loop     # some

@@ -1,32 +1,41 @@
 #!/usr/bin/env bash
-# The gpu preset on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands only:
-#   1. bench: the network alone, self-play, and the trees alone (a network that costs nothing), by worker count; then,
-#      with the faster count, bf16 and CUDA graphs (chapter 14) against fp32 without, and the 128x10 network the fastest way;
-#   2. `train --preset gpu --hours HOURS` with the fastest worker count and network settings, detached, so that it can
-#      outlive one call;
-#   3. the run's records, config, plan, Elo table, report, log and champion checkpoint copied to OUTDIR.
-# Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when the run has finished or DEADLINE_S
-# seconds after it started (default 570); called again while the run is still going, it only waits and copies
+# Issue 44's GPU measurements on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands
+# only, in the order that keeps the scarce part safe: the ten-minute run first, the benchmarks after it.
+#   1. CUDA graphs checked against the plain evaluator on the GPU (chapter 14); the run uses them only if they agree;
+#   2. `train --preset gpu --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call;
+#   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;
+#   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
+#      128x10 network alone in one process at large batches (fp32, bf16, bf16 with CUDA graphs), then the preset's own
+#      layout (64x6, 8 workers) with the trees alone (a network that costs nothing), plain and with CUDA graphs.
+# Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when everything is done or DEADLINE_S seconds
+# after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
 # (each call copies everything again: a device call's output folder starts empty).
 # Needs a python3 whose torch sees the GPU and the package's dependencies (numba, typer, rich, safetensors, onnx);
-# the repository itself is put on PYTHONPATH. Afterwards, on any machine: `santorini_az arena OUTDIR/champion.safetensors
-# champion --openings 100 --sims 800` (and `alphabeta6`) measures what the ten minutes bought.
-# A dry run of the same script without a GPU: DEVICE=cpu EXTRA="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
+# the repository itself is put on PYTHONPATH. Afterwards, on any machine: `python tools/measure_champion.py
+# OUTDIR/champion.safetensors` measures what the ten minutes bought (the shipped champion and alpha-beta depth 6 at 800).
+# A dry run without a GPU: DEVICE=cpu RECIPE="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
 set -u
 out=${1:?give an output folder}; hours=${2:-0.15}; deadline=${3:-570}
 start=$(date +%s)
-device=${DEVICE:-cuda}; extra=${EXTRA:-}
+device=${DEVICE:-cuda}
+# the run's recipe beyond the preset: smaller iterations (twice the generations in the same time), the reference
+# matches held to 5% of the run
+recipe=${RECIPE:---set selfplay.games=768 --set selfplay.games_in_flight=768 --set train.steps_per_iteration=200 --set arena.time_share=0.05}
 mkdir -p "$out"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 run=/tmp/gpu
 sa=/tmp/santorini_az  # the CLI without installing the package (a file, so that `timeout` and `setsid` can run it)
 printf '#!/bin/sh\nexec python3 -c "import sys; from santorini_az.cli import main; sys.argv[0] = \\"santorini_az\\"; main()" "$@"\n' > $sa
 chmod +x $sa
+left() { echo $(( deadline - ($(date +%s) - start) )); }
 
 collect() {
-  cp $run/records.jsonl $run/config.json $run/plan.json $run/elo.json "$out"/ 2>/dev/null
-  cp $run/report/report.png "$out"/ 2>/dev/null
-  cp /tmp/train.log /tmp/bench.jsonl "$out"/ 2>/dev/null  # $OUT is emptied before each call: everything from /tmp
+  # three files at most (a device call brings back eight): the run's small files in one archive, the bench lines, the
+  # champion; $OUT is emptied before each call, so everything comes from /tmp
+  mkdir -p /tmp/files; cp $run/records.jsonl $run/config.json $run/plan.json $run/elo.json /tmp/files/ 2>/dev/null
+  for log in train train-graphs setup; do [ -f /tmp/$log.log ] && grep -v "━" /tmp/$log.log > /tmp/files/$log.log; done
+  tar -czf "$out"/run.tar.gz -C /tmp/files .
+  cp /tmp/bench.jsonl "$out"/ 2>/dev/null
   python3 - "$run" "$out" <<'EOF'
 import shutil, sys
 from pathlib import Path
@@ -40,17 +49,12 @@ EOF
 }
 
 if [ ! -f /tmp/train.pid ]; then
-  nvidia-smi -L; nproc
-  python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__, torch.cuda.is_available() and torch.cuda.get_device_name())'
-  echo "== 1. bench (compiles the engine once, then): network alone, self-play and trees alone, by workers"
-  for workers in 4 8; do
-    timeout 120 $sa bench --device $device --net 64x6 --workers $workers --games 1536 --sims 128 --seconds 3 --warmup 2 \
-      --json | tee -a /tmp/bench.jsonl
-  done
-  best=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]; print(max(rows, key=lambda r: r["selfplay_sims_per_s"])["workers"] if rows else 8)' /tmp/bench.jsonl)
-  echo "== 1b. with $best workers: bf16, and CUDA graphs (chapter 14), against fp32 without; then 128x10"
-  variants="--precision bf16"
-  if [ "$device" = cuda ] && python3 - <<'EOF'
+  {
+    nvidia-smi -L; nproc
+    python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__, torch.cuda.is_available() and torch.cuda.get_device_name())'
+  } 2>&1 | tee /tmp/setup.log
+  graphs=""
+  if [ "$device" = cuda ] && python3 - 2>&1 <<'EOF' | tee -a /tmp/setup.log
 import numpy as np, torch
 from santorini_az.network import NetworkEvaluator, NetConfig, SantoriniNet, random_planes
 torch.manual_seed(0)
@@ -62,32 +66,44 @@ for precision, tolerance in (("fp32", 1e-3), ("bf16", 0.1)):
     print(f"CUDA graphs against the plain evaluator, {precision}: largest difference {worst:.2g}")
     assert worst < tolerance
 EOF
-  then variants="$variants|--cuda-graphs|--precision bf16 --cuda-graphs"
-  else echo "CUDA graphs: not benchmarked (no GPU, or their answers differ: see above)"; fi
-  if [ "$device" = cuda ]; then
-    IFS='|' read -ra list <<< "$variants"
-    for variant in "${list[@]}"; do
-      timeout 120 $sa bench --device $device --net 64x6 --workers $best --games 1536 --sims 128 --seconds 3 --warmup 2 \
-        $variant --json | tee -a /tmp/bench.jsonl
-    done
+  then graphs="--set cuda_graphs=true"
+  else echo "CUDA graphs: not used (no GPU, or their answers differ: see above)" | tee -a /tmp/setup.log; fi
+  train() {
+    echo "== train --preset gpu --hours $hours $recipe $graphs (detached), after $(( $(date +%s) - start )) s" | tee -a /tmp/setup.log
+    setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set device=$device $recipe $graphs \
+      > /tmp/train.log 2>&1 &
+    echo $! > /tmp/train.pid
+  }
+  train
+  if [ -n "$graphs" ]; then  # a run that fails in its first two minutes with CUDA graphs starts again without them
+    for _ in $(seq 24); do kill -0 "$(cat /tmp/train.pid)" 2>/dev/null || break; sleep 5; done
+    if ! kill -0 "$(cat /tmp/train.pid)" 2>/dev/null && ! grep -q "^run: " /tmp/train.log; then
+      tail -20 /tmp/train.log | tee -a /tmp/setup.log; mv /tmp/train.log /tmp/train-graphs.log; rm -rf $run
+      echo "the run with CUDA graphs failed (above): again without them" | tee -a /tmp/setup.log
+      graphs=""; train
+    fi
   fi
-  network=$(python3 -c 'import json,sys; rows=[json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-rows=[r for r in rows if r["workers"]==int(sys.argv[2])]; r=max(rows, key=lambda r: r["selfplay_sims_per_s"]) if rows else {}
-print("--set precision=%s --set cuda_graphs=%s" % (r.get("precision", "fp32"), str(r.get("cuda_graphs", False)).lower()))' /tmp/bench.jsonl $best)
-  if [ "$device" = cuda ]; then  # the issue's figure: the network alone at 128x10, the fastest way found
-    timeout 150 $sa bench --device $device --net 128x10 --workers $best --games 1536 --sims 128 --seconds 3 --warmup 2 \
-      $(echo "$network" | sed 's/--set precision=/--precision /; s/ --set cuda_graphs=true/ --cuda-graphs/; s/ --set cuda_graphs=false//') \
-      --json | tee -a /tmp/bench.jsonl
-  fi
-  echo "== 2. train --preset gpu --hours $hours with $best workers, $network (detached), after $(( $(date +%s) - start )) s"
-  setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set workers=$best --set device=$device $network $extra \
-    > /tmp/train.log 2>&1 &
-  echo $! > /tmp/train.pid
 fi
 pid=$(cat /tmp/train.pid)
-while kill -0 "$pid" 2>/dev/null && [ $(( $(date +%s) - start )) -lt "$deadline" ]; do sleep 5; done
+while kill -0 "$pid" 2>/dev/null && [ "$(left)" -gt 0 ]; do sleep 5; done
 if kill -0 "$pid" 2>/dev/null; then echo "== the run is still going after $(( $(date +%s) - start )) s: call again to collect"
-else echo "== 3. the run has finished"; fi
-grep -v "━" /tmp/train.log | tail -30
+else echo "== the run has finished"; fi
+grep -v "━" /tmp/train.log | tail -25
 collect
+if ! kill -0 "$pid" 2>/dev/null && [ ! -f /tmp/bench.done ]; then
+  touch /tmp/bench.done
+  echo "== bench, $(left) s left"
+  bench() {  # one bench line, if at least 40 s are left; copied out at once
+    [ "$(left)" -gt 40 ] || { echo "skipped (time): $*"; return; }
+    timeout $(( $(left) - 5 )) $sa bench --device $device --sims 128 --seconds 3 --warmup 2 --json "$@" \
+      | grep '^{' | tee -a /tmp/bench.jsonl
+    cp /tmp/bench.jsonl "$out"/
+  }
+  big="--net 128x10 --workers 1 --games 4096"  # the network alone at a large batch, one process
+  bench $big --precision bf16 --cuda-graphs
+  bench $big
+  bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
+  bench $big --precision bf16
+  bench --net 64x6 --workers 8 --games 1536
+fi
 ls -la "$out"

@@ -94,17 +94,17 @@ def preset(name: str) -> RunConfig:
                                                  full_search_share=0.25, fast_simulations=32),
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=4, time_share=0.05))
-    if name == "gpu":  # ten minutes on one CUDA GPU and the cores beside it; sized on an H100 with 16 cores (chapter 10)
-        # each worker's batch of leaves is a small, latency-bound GPU call, so self-play is capped by the calls (350k-390k
-        # simulations/s for 64x6 on 8 workers), not the net's size; big iterations keep the arena's 40 games a small share
+    if name == "gpu":  # ten minutes on one CUDA GPU and the cores beside it; sized on an H100/H200 with 16 cores (chapter 10)
+        # each worker's batch of leaves is a small, latency-bound GPU call, replayed as a CUDA graph (self-play 1.5x the
+        # plain calls: 567k simulations/s for 64x6 on 8 workers, H200); iterations of 768 games give 16 generations
         return RunConfig(name="gpu", preset="gpu", iterations=0, hours=0.15, channels=64, blocks=6,
-                         device="cuda", backend="torch", workers=8, replay_capacity=300_000, replay_generations=10,
-                         holdout_games=64,
-                         selfplay=SelfPlayConfig(games=1536, games_in_flight=1536, simulations=128, dirichlet_alpha=0.15,
+                         device="cuda", backend="torch", cuda_graphs=True, workers=8, replay_capacity=300_000,
+                         replay_generations=10, holdout_games=64,
+                         selfplay=SelfPlayConfig(games=768, games_in_flight=768, simulations=128, dirichlet_alpha=0.15,
                                                  full_search_share=0.5, fast_simulations=32),
-                         train=TrainConfig(batch_size=1024, steps_per_iteration=400, value_target_mix=0.5,
+                         train=TrainConfig(batch_size=1024, steps_per_iteration=200, value_target_mix=0.5,
                                            reach_loss_weight=1.0, threat_loss_weight=1.0),
-                         arena=ArenaConfig(every=6))
+                         arena=ArenaConfig(every=6, time_share=0.05))
     if name == "seed":
         return RunConfig(name="seed", preset="seed", iterations=200, channels=256, blocks=8,
                          device="cuda", backend="torch", threads=0, replay_capacity=500_000, replay_generations=20,
@@ -201,7 +201,7 @@ def check_device(config: RunConfig) -> None:
     if config.precision == "bf16" and config.backend != "torch":
         raise ValueError(f"setting 'precision'='bf16' runs on torch, not backend={config.backend!r}: add --set backend=torch")
     if config.cuda_graphs and config.device != "cuda":
-        raise ValueError("setting 'cuda_graphs'=true needs a GPU: add --set device=cuda (or leave cuda_graphs off)")
+        raise ValueError("setting 'cuda_graphs'=true needs a GPU: add --set device=cuda, or --set cuda_graphs=false")
     if config.precision == "bf16" and config.device == "cpu":
         from santorini_az.network import cpu_supports_bf16
         if not cpu_supports_bf16():

@@ -11,8 +11,8 @@
 # after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
 # (each call copies everything again: a device call's output folder starts empty).
 # Needs a python3 whose torch sees the GPU and the package's dependencies (numba, typer, rich, safetensors, onnx);
-# the repository itself is put on PYTHONPATH. Afterwards, on any machine: `python tools/measure_champion.py
-# OUTDIR/champion.safetensors` measures what the ten minutes bought (the shipped champion and alpha-beta depth 6 at 800).
+# the repository itself is put on PYTHONPATH. Afterwards, on any machine, what the ten minutes bought (chapter 10):
+# `santorini_az arena OUTDIR/champion.safetensors champion --openings 100 --sims 800 --workers 1`, and alphabeta6.
 # A dry run without a GPU: DEVICE=cpu RECIPE="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
 # Measured on an H200 (2026-12-04, chapter 10): two calls, 577 s and 129 s, 12.5 minutes of device time with the start.
 set -u

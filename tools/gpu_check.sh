@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 44's GPU measurements on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands
 # only, in the order that keeps the scarce part safe: the ten-minute run first, the benchmarks after it.
-#   1. CUDA graphs checked against the plain evaluator on the GPU (chapter 14); the run uses them only if they agree;
+#   1. the engines compiled (as tools/setup.sh does at install); CUDA graphs checked against the plain evaluator on
+#      the GPU (chapter 14): the run uses them only if they agree;
 #   2. `train --preset gpu --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call;
 #   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;
 #   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
@@ -51,6 +52,9 @@ if [ ! -f /tmp/train.pid ]; then
   {
     nvidia-smi -L; nproc
     python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__, torch.cuda.is_available() and torch.cuda.get_device_name())'
+    # the engines' numba functions compiled once, as tools/setup.sh does at install, so that the run's minutes do
+    # not go to 8 workers compiling them at once (42 s of the H200 run's holdout stage, 2026-12-04)
+    python3 tools/compile_engines.py mortal
   } 2>&1 | tee /tmp/setup.log
   graphs="--set cuda_graphs=false"  # the preset replays the network as CUDA graphs: only where they agree with plain calls
   if [ "$device" = cuda ] && python3 - 2>&1 <<'EOF' | tee -a /tmp/setup.log

@@ -7,7 +7,9 @@
 #   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;
 #   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
 #      128x10 network alone in one process at large batches (fp32, bf16, bf16 with CUDA graphs), then the preset's own
-#      layout (64x6, 8 workers) with the trees alone (a network that costs nothing), plain and with CUDA graphs.
+#      layout (64x6, 8 workers) with the trees alone (a network that costs nothing), plain and with CUDA graphs; then
+#      an arena's 40 games at 64 simulations in 8 processes and in one (the arena took 21% of the H200 run).
+#      A line measured once is not measured again by a later call.
 # Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when everything is done or DEADLINE_S seconds
 # after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
 # (each call copies everything again: a device call's output folder starts empty).
@@ -93,13 +95,15 @@ if kill -0 "$pid" 2>/dev/null; then echo "== the run is still going after $(( $(
 else echo "== the run has finished"; fi
 grep -v "━" /tmp/train.log | tail -25
 collect
-if ! kill -0 "$pid" 2>/dev/null && [ ! -f /tmp/bench.done ]; then
-  touch /tmp/bench.done
+if ! kill -0 "$pid" 2>/dev/null; then
   echo "== bench, $(left) s left"
-  bench() {  # one bench line, if at least 40 s are left; copied out at once
-    [ "$(left)" -gt 40 ] || { echo "skipped (time): $*"; return; }
-    timeout $(( $(left) - 5 )) $sa bench --device $device --sims 128 --seconds 3 --warmup 2 --json "$@" \
-      | grep '^{' | tee -a /tmp/bench.jsonl
+  bench() {  # one bench line, unless an earlier call measured it or under 40 s are left; copied out at once
+    local done=/tmp/bench-$(echo "$*" | tr -c 'a-z0-9' _).done
+    [ -f "$done" ] && return
+    [ "$(left)" -gt 40 ] || { echo "skipped (time; call again): $*"; return; }
+    local line
+    line=$(timeout $(( $(left) - 5 )) $sa bench --device $device --sims 128 --seconds 3 --warmup 2 --json "$@" | grep '^{')
+    if [ -n "$line" ]; then echo "$line" | tee -a /tmp/bench.jsonl; touch "$done"; fi
     cp /tmp/bench.jsonl "$out"/
   }
   big="--net 128x10 --workers 1 --games 4096"  # the network alone at a large batch, one process
@@ -108,5 +112,8 @@ if ! kill -0 "$pid" 2>/dev/null && [ ! -f /tmp/bench.done ]; then
   bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
   bench $big --precision bf16
   bench --net 64x6 --workers 8 --games 1536
+  # an arena's 40 games in 8 processes (as the run plays them: 21% of the H200 run) against one process
+  bench --net 64x6 --workers 8 --games 40 --sims 64 --cuda-graphs
+  bench --net 64x6 --workers 1 --games 40 --sims 64 --cuda-graphs
 fi
 ls -la "$out"

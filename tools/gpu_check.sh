@@ -6,10 +6,10 @@
 #   2. `train --preset gpu --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call;
 #   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;
 #   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
-#      128x10 network alone in one process at large batches (fp32, bf16, bf16 with CUDA graphs), then the preset's own
-#      layout (64x6, 8 workers) with the trees alone (a network that costs nothing), plain and with CUDA graphs; then
-#      an arena's 40 games at 64 simulations in 8 processes and in one (the arena took 21% of the H200 run).
-#      A line measured once is not measured again by a later call.
+#      preset's own layout (64x6, 8 workers, CUDA graphs) with the trees alone (a network that costs nothing), an
+#      arena's 40 games at 64 simulations in 8 processes and in one (the arena took 21% of the H200 run), 16 workers;
+#      then the H200's figures again: the 128x10 network alone in one process at a large batch (bf16 with graphs,
+#      fp32, bf16) and the preset's layout without graphs. A line measured once is not measured again by a later call.
 # Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when everything is done or DEADLINE_S seconds
 # after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
 # (each call copies everything again: a device call's output folder starts empty).
@@ -104,16 +104,18 @@ if ! kill -0 "$pid" 2>/dev/null; then
     local line
     line=$(timeout $(( $(left) - 5 )) $sa bench --device $device --sims 128 --seconds 3 --warmup 2 --json "$@" | grep '^{')
     if [ -n "$line" ]; then echo "$line" | tee -a /tmp/bench.jsonl; touch "$done"; fi
-    cp /tmp/bench.jsonl "$out"/
+    cp /tmp/bench.jsonl "$out"/ 2>/dev/null
   }
+  # first what the H200 session (2026-12-04) left open, then its figures again
+  bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
+  # an arena's 40 games at 64 simulations in 8 processes (as the run plays them: 21% of the H200 run) and in one
+  bench --net 64x6 --workers 8 --games 40 --sims 64 --cuda-graphs
+  bench --net 64x6 --workers 1 --games 40 --sims 64 --cuda-graphs
+  bench --net 64x6 --workers 16 --games 1536 --cuda-graphs  # more of the 16 cores busy (the run kept 6.2 busy)?
   big="--net 128x10 --workers 1 --games 4096"  # the network alone at a large batch, one process
   bench $big --precision bf16 --cuda-graphs
   bench $big
-  bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
   bench $big --precision bf16
   bench --net 64x6 --workers 8 --games 1536
-  # an arena's 40 games in 8 processes (as the run plays them: 21% of the H200 run) against one process
-  bench --net 64x6 --workers 8 --games 40 --sims 64 --cuda-graphs
-  bench --net 64x6 --workers 1 --games 40 --sims 64 --cuda-graphs
 fi
 ls -la "$out"

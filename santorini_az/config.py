@@ -24,8 +24,8 @@ from .rundir import RunError
 
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
-           'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'config_to_dict',
-           'config_from_dict', 'apply_overrides', 'resolve_config']
+           'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx',
+           'choose_backend', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -60,7 +60,8 @@ class RunConfig:
     holdout_simulations: int = 64
     threads: int = 0  # torch threads for training (0: one per available core); a search always uses one per worker
     workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
-    backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, or "onnxruntime-int8"
+    backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, "onnxruntime-int8",
+                                  # or "auto": chosen for this machine as the run starts (`choose_backend`)
     device: str = "cpu"  # where the network searches and trains: "cpu", or "cuda" (one GPU, with backend "torch")
     precision: str = "fp32"  # the searches' network with backend "torch": "fp32", or "bf16" where the hardware has it
     cuda_graphs: bool = False  # device "cuda": replay each batch size of the searches' network as a CUDA graph (chapter 14)
@@ -83,8 +84,8 @@ def preset(name: str) -> RunConfig:
                          selfplay=SelfPlayConfig(games=64, simulations=64, temperature_plies=6),
                          train=TrainConfig(batch_size=64, steps_per_iteration=100, warmup_steps=5, value_target_mix=0.5),
                          arena=ArenaConfig(openings=10, simulations=64, reference_openings=4, every=2))
-    if name == "cpu":  # reference matches every other iteration (~15% more iterations)
-        return RunConfig(selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
+    if name == "cpu":  # reference matches every other iteration (~15% more iterations); int8 self-play where AMX pays
+        return RunConfig(backend="auto", selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
                          train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=2, time_share=0.05))
     if name == "long":  # hours, resumable across days: a larger network paid for by the games playout caps save
@@ -145,7 +146,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {  # setting -> (lowest, 
     "arena.reference_openings": (1, None), "arena.every": (1, None),
     "arena.time_share": (0, 1)}
 
-CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8"), "train.optimizer": ("adamw", "sgd"),
+CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "onnxruntime", "onnxruntime-int8", "auto"), "train.optimizer": ("adamw", "sgd"),
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
                                        "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"), "precision": ("fp32", "bf16"),
@@ -208,7 +209,7 @@ def check_device(config: RunConfig) -> None:
             raise ValueError("setting 'precision'='bf16' but this CPU does not multiply bf16 natively (AVX-512 BF16 or AMX): "
                              "keep fp32")
     if config.device != "cuda": return
-    if config.backend != "torch":
+    if config.backend not in ("torch", "auto"):
         raise ValueError(f"setting 'backend'={config.backend!r} runs the network on the CPU: with device=cuda use backend=torch")
     import torch
     if not torch.cuda.is_available():
@@ -252,6 +253,20 @@ def check_god_settings(config: RunConfig) -> None:
         if getattr(s, key) != getattr(plain, key):
             raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "
                              f"(keep {getattr(plain, key)!r})")
+
+# %% ../nbs/24_config.ipynb #50812e1d
+def cpu_has_amx() -> bool:
+    "Does this CPU have AMX tiles (Intel Xeon, 4th generation on), the matrix units onnxruntime's int8 kernels use?"
+    import torch
+    try: return bool(torch.cpu._is_amx_tile_supported())
+    except (AttributeError, RuntimeError): return False
+
+def choose_backend(config: RunConfig, amx: bool | None = None) -> RunConfig:
+    "`config` with `backend='auto'` replaced by what runs its searches best on this machine (`amx`: say, not ask)."
+    if config.backend != "auto": return config
+    amx = cpu_has_amx() if amx is None else amx
+    if config.device == "cuda": return replace(config, backend="torch")
+    return replace(config, backend="onnxruntime-int8" if amx and config.game == "mortal" else "onnxruntime")
 
 # %% ../nbs/24_config.ipynb #86d4e2d1
 def config_to_dict(config) -> dict:

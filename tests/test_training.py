@@ -173,6 +173,19 @@ def test_a_run_searches_with_the_int8_network(tmp_path):
     assert values["selfplay"]["positions"] > 0 and values["arena"]["games"] > 0
 
 
+@pytest.mark.parametrize("amx, chosen", [(True, "onnxruntime-int8"), (False, "onnxruntime")])
+def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch, amx, chosen):
+    "backend=auto (the cpu preset's): int8 where the CPU has AMX, fp32 onnxruntime elsewhere; config.json keeps it."
+    import santorini_az.config
+    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: amx)
+    config = apply_overrides(tiny(1), ["backend=auto"])
+    run = run_training(tmp_path / "run", config, progress=Progress(quiet=True), stop_after=1)  # the init stage only
+    assert json.loads(run.config_path.read_text())["backend"] == chosen
+    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another kind of machine
+    run_training(run.root, resume=True, progress=Progress(quiet=True), stop_after=1)
+    assert json.loads(run.config_path.read_text())["backend"] == chosen
+
+
 def test_resume_after_interrupted_stage(tmp_path, monkeypatch):
     "A kill inside the train stage (after self-play saved its games): resume redoes train only, reusing the games."
     run_dir = tmp_path / "run"
@@ -409,7 +422,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
     (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
     (["bench", "--cuda-graphs"], "--cuda-graphs needs --device cuda"),
-    (["train", "--set", "precision=bf16"], "'precision'='bf16' runs on torch, not backend='onnxruntime'"),
+    (["train", "--set", "precision=bf16"], "'precision'='bf16' runs on torch, not backend='auto': add --set backend=torch"),
     (["train", "--set", "precision=fp16"], "'precision' must be one of fp32, bf16"),
     (["train", "--set", "cuda_graphs=true"], "'cuda_graphs'=true needs a GPU"),
     pytest.param(["train", "--set", "precision=bf16", "--set", "backend=torch"], "does not multiply bf16 natively",

@@ -8,7 +8,8 @@
 #   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
 #      preset's own layout (64x6, 8 workers, CUDA graphs) with the trees alone (a network that costs nothing), an
 #      arena's 40 games at 64 simulations in 8 processes and in one (the arena took 21% of the H200 run), 16 workers;
-#      then the H200's figures again: the 128x10 network alone in one process at a large batch (bf16 with graphs,
+#      the `cpu` preset for two minutes on the cores alone (stage shares and cores busy, cpu16.tar.gz); then the H200's
+#      figures again: the 128x10 network alone in one process at a large batch (bf16 with graphs,
 #      fp32, bf16) and the preset's layout without graphs. A line measured once is not measured again by a later call.
 # Usage: bash tools/gpu_check.sh OUTDIR [HOURS] [DEADLINE_S]. It returns when everything is done or DEADLINE_S seconds
 # after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
@@ -18,6 +19,8 @@
 # `santorini_az arena OUTDIR/champion.safetensors champion --openings 100 --sims 800 --workers 1`, and alphabeta6.
 # A dry run without a GPU: DEVICE=cpu RECIPE="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
 # Measured on an H200 (2026-12-04, chapter 10): two calls, 577 s and 129 s, 12.5 minutes of device time with the start.
+# In a session of 15 minutes: `bash tools/gpu_check.sh $OUT 0.15 585`, then at once `bash tools/gpu_check.sh $OUT 0.15
+# 260` (the second call's bench lines take about 90 s, the cpu preset's two minutes on the cores 150 s).
 set -u
 out=${1:?give an output folder}; hours=${2:-0.15}; deadline=${3:-570}
 start=$(date +%s)
@@ -106,12 +109,29 @@ if ! kill -0 "$pid" 2>/dev/null; then
     if [ -n "$line" ]; then echo "$line" | tee -a /tmp/bench.jsonl; touch "$done"; fi
     cp /tmp/bench.jsonl "$out"/ 2>/dev/null
   }
+  cpu_run() {  # two minutes of the cpu preset on this machine's cores, no GPU: stage shares and cores busy (cpu16.tar.gz)
+    [ -f /tmp/cpu16.done ] && return
+    [ "$(left)" -gt 170 ] || { echo "skipped (time; call again): the cpu preset on $(nproc) cores"; return; }
+    local backend=""  # the preset's own choice (backend=auto) where onnxruntime is installed, else torch's
+    python3 -c "import onnxruntime" 2>/dev/null || backend="--set backend=torch"
+    echo "== train --preset cpu --hours 0.03 --set device=cpu $backend, on $(nproc) cores"
+    rm -rf /tmp/cpu16 /tmp/files16; mkdir -p /tmp/files16
+    setsid $sa train --preset cpu --run-dir /tmp/cpu16 --hours 0.03 --set device=cpu $backend > /tmp/cpu16.log 2>&1 &
+    local p=$!  # its own process group: a deadline stops its worker processes too
+    while kill -0 $p 2>/dev/null && [ "$(left)" -gt 15 ]; do sleep 2; done
+    if kill -0 $p 2>/dev/null; then kill -TERM -- -$p; sleep 2; kill -KILL -- -$p 2>/dev/null; echo "stopped at the deadline"
+    else wait $p && touch /tmp/cpu16.done; fi
+    cp /tmp/cpu16/records.jsonl /tmp/cpu16/config.json /tmp/cpu16/plan.json /tmp/files16/ 2>/dev/null
+    grep -v "━" /tmp/cpu16.log > /tmp/files16/train.log; tail -4 /tmp/files16/train.log
+    tar -czf "$out"/cpu16.tar.gz -C /tmp/files16 .
+  }
   # first what the H200 session (2026-12-04) left open, then its figures again
   bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
   # an arena's 40 games at 64 simulations in 8 processes (as the run plays them: 21% of the H200 run) and in one
   bench --net 64x6 --workers 8 --games 40 --sims 64 --cuda-graphs
   bench --net 64x6 --workers 1 --games 40 --sims 64 --cuda-graphs
   bench --net 64x6 --workers 16 --games 1536 --cuda-graphs  # more of the 16 cores busy (the run kept 6.2 busy)?
+  cpu_run  # the cpu preset on the cores alone: issue 44's 16-core shares, never measured since the issue was filed
   big="--net 128x10 --workers 1 --games 4096"  # the network alone at a large batch, one process
   bench $big --precision bf16 --cuda-graphs
   bench $big

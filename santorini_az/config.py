@@ -262,11 +262,11 @@ def cpu_has_amx() -> bool:
     except (AttributeError, RuntimeError): return False
 
 def choose_backend(config: RunConfig, amx: bool | None = None) -> RunConfig:
-    "`config` with `backend='auto'` replaced by what runs its searches best on this machine (`amx`: say, not ask)."
+    "`config` with `backend='auto'` replaced by what runs its searches best here (`amx`: this answer, not the CPU's)."
     if config.backend != "auto": return config
-    amx = cpu_has_amx() if amx is None else amx
     if config.device == "cuda": return replace(config, backend="torch")
-    return replace(config, backend="onnxruntime-int8" if amx and config.game == "mortal" else "onnxruntime")
+    int8 = config.game == "mortal" and (cpu_has_amx() if amx is None else amx)
+    return replace(config, backend="onnxruntime-int8" if int8 else "onnxruntime")
 
 # %% ../nbs/24_config.ipynb #86d4e2d1
 def config_to_dict(config) -> dict:

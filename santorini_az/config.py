@@ -150,6 +150,7 @@ CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
                                        "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"), "precision": ("fp32", "bf16"),
+                                       "train.precision": ("fp32", "bf16"),
                                        "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c
@@ -203,11 +204,13 @@ def check_device(config: RunConfig) -> None:
         raise ValueError(f"setting 'precision'='bf16' runs on torch, not backend={config.backend!r}: add --set backend=torch")
     if config.cuda_graphs and config.device != "cuda":
         raise ValueError("setting 'cuda_graphs'=true needs a GPU: add --set device=cuda, or --set cuda_graphs=false")
-    if config.precision == "bf16" and config.device == "cpu":
+    bf16 = [key for key, value in (("precision", config.precision), ("train.precision", config.train.precision))
+            if value == "bf16"]  # the searches' network, the training step's forward pass
+    if bf16 and config.device == "cpu":
         from santorini_az.network import cpu_supports_bf16
         if not cpu_supports_bf16():
-            raise ValueError("setting 'precision'='bf16' but this CPU does not multiply bf16 natively (AVX-512 BF16 or AMX): "
-                             "keep fp32")
+            raise ValueError(f"setting {bf16[0]!r}='bf16' but this CPU does not multiply bf16 natively (AVX-512 BF16 or "
+                             "AMX): keep fp32")
     if config.device != "cuda": return
     if config.backend not in ("torch", "auto"):
         raise ValueError(f"setting 'backend'={config.backend!r} runs the network on the CPU: with device=cuda use backend=torch")
@@ -215,8 +218,8 @@ def check_device(config: RunConfig) -> None:
     if not torch.cuda.is_available():
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
                          "use another preset, or --set device=cpu")
-    if config.precision == "bf16" and not torch.cuda.is_bf16_supported():
-        raise ValueError("setting 'precision'='bf16' but this GPU has no bf16 (an Ampere or newer GPU has): keep fp32")
+    if bf16 and not torch.cuda.is_bf16_supported():
+        raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no bf16 (an Ampere or newer GPU has): keep fp32")
 
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."

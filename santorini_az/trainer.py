@@ -58,6 +58,7 @@ class TrainConfig:
     augment: bool = True  # random board symmetry per sampled position
     reach_loss_weight: float = 0.0  # weight of the auxiliary reach maps' loss (see "An auxiliary target"); 0 = off
     threat_loss_weight: float = 0.0  # weight of the threat maps' loss (see "A second target: the threats"); 0 = off
+    precision: str = "fp32"  # each step's forward pass: "fp32", or "bf16" (autocast) where the hardware has it (below)
 
 def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
     "The learning rate for optimiser step `step` (0-based) of `total_steps` planned."
@@ -154,12 +155,13 @@ def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
     else:
         features = model.trunk(planes)  # one pass through the trunk feeds all three heads
         logits, values = model.heads(features)
+    logits, values = logits.float(), values.float()  # the losses in fp32, whatever the forward pass ran in
     legal = torch.as_tensor(batch.legal, device=device)
     p_loss = policy_loss(logits, torch.as_tensor(batch.policy, dtype=torch.float32, device=device), legal)
     v_loss = value_loss(values, torch.as_tensor(batch.value_target(config.value_target_mix), device=device))
     losses = {"policy_loss": p_loss, "value_loss": v_loss, "loss": p_loss + config.value_loss_weight * v_loss}
     if reach_head is not None:
-        aux = reach_head(features)
+        aux = reach_head(features).float()
         losses["reach_loss"] = reach_loss(aux[:, :4], planes)
         losses["loss"] = losses["loss"] + config.reach_loss_weight * losses["reach_loss"]
         if config.threat_loss_weight > 0:
@@ -190,13 +192,15 @@ class Trainer:
             self.optimizer = torch.optim.SGD(parameters, lr=config.learning_rate, momentum=0.9,
                                              weight_decay=config.weight_decay, nesterov=True)
         else: raise ValueError(f"unknown optimizer {config.optimizer!r}: use adamw or sgd")
+        if config.precision not in ("fp32", "bf16"): raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16")
 
     def optimiser_step(self, batch: Examples) -> dict[str, torch.Tensor | float]:
         "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."
         self.model.train()
         lr = learning_rate_at(self.step, self.total_steps, self.config)
         for group in self.optimizer.param_groups: group["lr"] = lr
-        losses = batch_losses(self.model, batch, self.config, self.reach_head)
+        with torch.autocast(model_device(self.model).type, torch.bfloat16, enabled=self.config.precision == "bf16"):
+            losses = batch_losses(self.model, batch, self.config, self.reach_head)
         self.optimizer.zero_grad(set_to_none=True)
         losses["loss"].backward()
         grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)

@@ -424,6 +424,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--cuda-graphs"], "--cuda-graphs needs --device cuda"),
     (["train", "--set", "precision=bf16"], "'precision'='bf16' runs on torch, not backend='auto': add --set backend=torch"),
     (["train", "--set", "precision=fp16"], "'precision' must be one of fp32, bf16"),
+    (["train", "--set", "train.precision=fp16"], "'train.precision' must be one of fp32, bf16"),
     (["train", "--set", "cuda_graphs=true"], "'cuda_graphs'=true needs a GPU"),
     pytest.param(["train", "--set", "precision=bf16", "--set", "backend=torch"], "does not multiply bf16 natively",
                  marks=pytest.mark.skipif(cpu_supports_bf16(), reason="this CPU multiplies bf16 natively")),
@@ -671,6 +672,42 @@ def test_the_threat_head_trains_and_resumes(tmp_path):
     again = Trainer(trainer.model, config, total_steps=120)
     again.load_state(tmp_path / "trainer.pt")
     assert all(torch.equal(a, b) for a, b in zip(trainer.reach_head.parameters(), again.reach_head.parameters()))
+
+
+def test_a_bf16_training_step_is_close_to_fp32_and_keeps_the_weights_fp32():
+    """train.precision="bf16": the forward pass under bf16 autocast (on any CPU: where bf16 is not native, torch emulates
+    it, slowly; the run's settings refuse it there), the losses and the weights in fp32, each step's losses within
+    bf16's rounding of fp32's from the same weights and batch, and a refusal of a precision that is neither."""
+    from santorini_az.network import NetConfig, SantoriniNet
+    from santorini_az.trainer import TrainConfig, Trainer
+    buffer = ReplayBuffer(5000)
+    buffer.add(_examples_of_random_games(10, seed=4), 0)
+    batch = buffer.sample(64, np.random.default_rng(5), True)
+    def trainer(precision):
+        torch.manual_seed(0)
+        return Trainer(SantoriniNet(NetConfig(16, 2)), TrainConfig(batch_size=64, reach_loss_weight=1.0,
+                                                                   precision=precision), total_steps=20)
+    fp32, bf16 = trainer("fp32"), trainer("bf16")
+    exact, rounded = fp32.optimiser_step(batch), bf16.optimiser_step(batch)
+    assert all(rounded[k].dtype == torch.float32 for k in ("policy_loss", "value_loss", "reach_loss", "loss"))
+    for k in ("policy_loss", "value_loss", "reach_loss"):
+        assert float(rounded[k]) == pytest.approx(float(exact[k]), rel=0.03), k
+        assert float(rounded[k]) != float(exact[k]), k  # the forward pass did run in bf16
+    assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in bf16.model.parameters())
+    with pytest.raises(ValueError, match="unknown precision 'fp16': use fp32 or bf16"): trainer("fp16")
+
+
+def test_bf16_training_is_refused_where_the_cpu_does_not_multiply_it(monkeypatch):
+    "A run's train.precision=bf16 on a CPU without native bf16 stops at the settings check, naming the setting."
+    from santorini_az import network
+    from santorini_az.config import check_config
+    config = preset("cpu")
+    config.train.precision = "bf16"
+    monkeypatch.setattr(network, "cpu_supports_bf16", lambda: False)
+    with pytest.raises(ValueError, match=r"setting 'train.precision'='bf16' but this CPU does not multiply bf16"):
+        check_config(config)
+    monkeypatch.setattr(network, "cpu_supports_bf16", lambda: True)
+    assert check_config(config).train.precision == "bf16"
 
 
 def test_train_reads_the_losses_once_and_gives_the_steps_mean(monkeypatch):

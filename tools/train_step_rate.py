@@ -1,5 +1,5 @@
-"""How fast the `cpu` preset's training step runs here, in fp32 (what the loop does) and with its forward pass under
-bf16 autocast (not a loop setting: what bf16 could buy training where the CPU multiplies it natively).
+"""How fast the `cpu` preset's training step runs here, in fp32 (the loop's default) and with its forward pass under
+bf16 autocast (what the loop's `train.precision=bf16` does, where the CPU multiplies bf16 natively).
 
     .venv/bin/python tools/train_step_rate.py [--games RUN/games] [--threads 2] [--steps 100]
 
@@ -13,17 +13,18 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
-import santorini_az.trainer as trainer_module
 from santorini_az.bench import multiply_adds
 from santorini_az.config import preset
 from santorini_az.encoding import N_ACTIONS
 from santorini_az.network import NetConfig, SantoriniNet, cpu_supports_bf16, random_planes
 from santorini_az.replay import Examples, ReplayBuffer, load_examples
+from santorini_az.trainer import Trainer
 
 
 def fail(message: str) -> None:
@@ -59,24 +60,18 @@ def step_seconds(kinds: list[str], steps: int, batches: list[Examples], rounds: 
     (`rounds` rounds of `steps` steps each, alternating, so that a slow moment of the machine hits both) and the best
     round kept."""
     config = preset("cpu")
-    plain = trainer_module.batch_losses
-    def bf16_losses(*args, **kwargs):  # only the forward pass: the backward runs in the dtypes it recorded
-        with torch.autocast("cpu", dtype=torch.bfloat16): return plain(*args, **kwargs)
-    losses = {"fp32": plain, "bf16_autocast": bf16_losses}
+    precision = {"fp32": "fp32", "bf16_autocast": "bf16"}  # the loop's train.precision for each kind
     trainers = {}
     for kind in kinds:
         torch.manual_seed(0)
-        trainers[kind] = trainer_module.Trainer(SantoriniNet(NetConfig(config.channels, config.blocks)), config.train,
-                                                10 * steps * rounds)
+        trainers[kind] = Trainer(SantoriniNet(NetConfig(config.channels, config.blocks)),
+                                 replace(config.train, precision=precision[kind]), 10 * steps * rounds)
     best = {kind: float("inf") for kind in kinds}
-    try:
-        for round_ in range(rounds + 1):  # the first round warms up
-            for kind in kinds:
-                trainer_module.batch_losses = losses[kind]
-                start = time.perf_counter()
-                for k in range(steps if round_ else 10): trainers[kind].train_step(batches[k % len(batches)])
-                if round_: best[kind] = min(best[kind], (time.perf_counter() - start) / steps)
-    finally: trainer_module.batch_losses = plain
+    for round_ in range(rounds + 1):  # the first round warms up
+        for kind in kinds:
+            start = time.perf_counter()
+            for k in range(steps if round_ else 10): trainers[kind].train_step(batches[k % len(batches)])
+            if round_: best[kind] = min(best[kind], (time.perf_counter() - start) / steps)
     return best
 
 
@@ -84,7 +79,7 @@ def forward_multiply_adds() -> int:
     "Multiply-adds a position of the training step's forward pass: the trunk, both heads and the reach maps' head."
     config = preset("cpu")
     model = SantoriniNet(NetConfig(config.channels, config.blocks)).eval()
-    head = trainer_module.Trainer(model, config.train, 1).reach_head
+    head = Trainer(model, config.train, 1).reach_head
     class Step(torch.nn.Module):
         def __init__(self): super().__init__(); self.model, self.head = model, head
         def forward(self, planes):

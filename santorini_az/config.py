@@ -18,7 +18,7 @@ from .network import NetConfig
 from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES
 from .selfplay import SelfPlayConfig
 from .engine import tree_bytes
-from .trainer import TrainConfig
+from .trainer import PRECISIONS, TrainConfig
 from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
 
@@ -150,7 +150,7 @@ CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
                                        "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"), "precision": ("fp32", "bf16"),
-                                       "train.precision": ("fp32", "bf16"),
+                                       "train.precision": PRECISIONS,
                                        "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c

@@ -19,9 +19,9 @@ from .files import atomic_write_bytes
 from .replay import Examples, ReplayBuffer
 
 # %% auto #0
-__all__ = ['RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at', 'board_tensors',
-           'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss', 'model_device',
-           'network_outputs', 'batch_losses', 'read_all', 'Trainer', 'evaluate_losses']
+__all__ = ['PRECISIONS', 'RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at',
+           'board_tensors', 'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss',
+           'model_device', 'network_outputs', 'batch_losses', 'read_all', 'Trainer', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -58,7 +58,9 @@ class TrainConfig:
     augment: bool = True  # random board symmetry per sampled position
     reach_loss_weight: float = 0.0  # weight of the auxiliary reach maps' loss (see "An auxiliary target"); 0 = off
     threat_loss_weight: float = 0.0  # weight of the threat maps' loss (see "A second target: the threats"); 0 = off
-    precision: str = "fp32"  # each step's forward pass: "fp32", or "bf16" (autocast) where the hardware has it (below)
+    precision: str = "fp32"  # each step's forward pass: one of PRECISIONS, "bf16" (autocast) where the hardware has it
+
+PRECISIONS = ("fp32", "bf16")  # TrainConfig.precision's choices (see "The trainer")
 
 def learning_rate_at(step: int, total_steps: int, config: TrainConfig) -> float:
     "The learning rate for optimiser step `step` (0-based) of `total_steps` planned."
@@ -192,7 +194,7 @@ class Trainer:
             self.optimizer = torch.optim.SGD(parameters, lr=config.learning_rate, momentum=0.9,
                                              weight_decay=config.weight_decay, nesterov=True)
         else: raise ValueError(f"unknown optimizer {config.optimizer!r}: use adamw or sgd")
-        if config.precision not in ("fp32", "bf16"): raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16")
+        if config.precision not in PRECISIONS: raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16")
 
     def optimiser_step(self, batch: Examples) -> dict[str, torch.Tensor | float]:
         "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."

@@ -62,7 +62,7 @@ class RunConfig:
     workers: int = 0  # engine processes for self-play and matches (0: one per available core; 1: the run's own)
     backend: str = "onnxruntime"  # what runs the network in searches: "torch", its ONNX export on onnxruntime, "onnxruntime-int8",
                                   # or "auto": chosen for this machine as the run starts (`choose_backend`)
-    device: str = "cpu"  # where the network searches and trains: "cpu", or "cuda" (one GPU, with backend "torch")
+    device: str = "cpu"  # where the network trains, and searches with backend "torch": "cpu", or "cuda" (one GPU)
     precision: str = "fp32"  # the searches' network with backend "torch": "fp32", or "bf16" where the hardware has it
     cuda_graphs: bool = False  # device "cuda": replay each batch size of the searches' network as a CUDA graph (chapter 14)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
@@ -204,6 +204,9 @@ def check_device(config: RunConfig) -> None:
         raise ValueError(f"setting 'precision'='bf16' runs on torch, not backend={config.backend!r}: add --set backend=torch")
     if config.cuda_graphs and config.device != "cuda":
         raise ValueError("setting 'cuda_graphs'=true needs a GPU: add --set device=cuda, or --set cuda_graphs=false")
+    if config.cuda_graphs and config.backend not in ("torch", "auto"):  # auto: torch on a GPU (`choose_backend`)
+        raise ValueError(f"setting 'cuda_graphs'=true replays torch's network, not backend={config.backend!r}: "
+                         "add --set backend=torch, or --set cuda_graphs=false")
     bf16 = [key for key, value in (("precision", config.precision), ("train.precision", config.train.precision))
             if value == "bf16"]  # the searches' network, the training step's forward pass
     if bf16 and config.device == "cpu":
@@ -211,9 +214,7 @@ def check_device(config: RunConfig) -> None:
         if not cpu_supports_bf16():
             raise ValueError(f"setting {bf16[0]!r}='bf16' but this CPU does not multiply bf16 natively (AVX-512 BF16 or "
                              "AMX): keep fp32")
-    if config.device != "cuda": return
-    if config.backend not in ("torch", "auto"):
-        raise ValueError(f"setting 'backend'={config.backend!r} runs the network on the CPU: with device=cuda use backend=torch")
+    if config.device != "cuda": return  # with an onnxruntime backend the searches stay on the CPU, training goes to the GPU
     import torch
     if not torch.cuda.is_available():
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "

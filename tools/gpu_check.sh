@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Issue 44's GPU measurements on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands
 # only, in the order that keeps the scarce part safe: the ten-minute run first, the benchmarks after it.
-#   1. the engines compiled (as tools/setup.sh does at install); CUDA graphs checked against the plain evaluator on
-#      the GPU (chapter 14): the run uses them only if they agree;
-#   2. `train --preset gpu --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call;
+#   1. the engines compiled (as tools/setup.sh does at install); with LAYOUT=gpu, CUDA graphs checked against the
+#      plain evaluator on the GPU (chapter 14): the run uses them only if they agree;
+#   2. the ten-minute run, `train --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call, in one of two
+#      layouts. LAYOUT=cores (the default): the shipped champion's own recipe (the `cpu` preset with the threat maps,
+#      chapter 12), its searches on every core (the int8 copy where the CPU has AMX, else onnxruntime's fp32) and its
+#      training on the GPU (`--set device=cuda` with an onnxruntime backend): the champion took 200 iterations of it on
+#      2 cores, and 16 cores play its games about 8 times as fast, so ten minutes may hold most of its generations.
+#      LAYOUT=gpu: `--preset gpu` (64x6, searches on the GPU with CUDA graphs), measured on the H200 on 2026-12-04: 16
+#      iterations, 23.5% against the shipped champion;
 #   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;
 #   4. once the run has finished: `bench`, each line appended to OUTDIR/bench.jsonl as soon as it is measured: the
 #      preset's own layout (64x6, 8 workers, CUDA graphs) with the trees alone (a network that costs nothing), an
@@ -25,7 +31,8 @@ set -u
 out=${1:?give an output folder}; hours=${2:-0.15}; deadline=${3:-570}
 start=$(date +%s)
 device=${DEVICE:-cuda}
-recipe=${RECIPE:-}  # settings beyond the preset's, e.g. "--set selfplay.games=512"
+recipe=${RECIPE:-}  # settings beyond the layout's, e.g. "--set selfplay.games=256"
+layout=${LAYOUT:-cores}
 mkdir -p "$out"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 run=/tmp/gpu
@@ -61,8 +68,12 @@ if [ ! -f /tmp/train.pid ]; then
     # not go to 8 workers compiling them at once (42 s of the H200 run's holdout stage, 2026-12-04)
     python3 tools/compile_engines.py mortal
   } 2>&1 | tee /tmp/setup.log
-  graphs="--set cuda_graphs=false"  # the preset replays the network as CUDA graphs: only where they agree with plain calls
-  if [ "$device" = cuda ] && python3 - 2>&1 <<'EOF' | tee -a /tmp/setup.log
+  if [ "$layout" = cores ]; then  # the champion's recipe; the searches on the cores, as fast as this CPU runs them
+    int8=$(python3 -c "from santorini_az.config import cpu_has_amx; print('onnxruntime-int8' if cpu_has_amx() else 'onnxruntime')")
+    settings="--preset cpu --set train.threat_loss_weight=1.0 --set backend=$int8"
+  else settings="--preset gpu"; fi
+  graphs="--set cuda_graphs=false"  # the gpu preset replays the network as CUDA graphs: only where they agree with plain calls
+  if [ "$layout" = gpu ] && [ "$device" = cuda ] && python3 - 2>&1 <<'EOF' | tee -a /tmp/setup.log
 import numpy as np, torch
 from santorini_az.network import NetworkEvaluator, NetConfig, SantoriniNet, random_planes
 torch.manual_seed(0)
@@ -77,8 +88,8 @@ EOF
   then graphs="--set cuda_graphs=true"
   else echo "CUDA graphs: not used (no GPU, or their answers differ: see above)" | tee -a /tmp/setup.log; fi
   train() {
-    echo "== train --preset gpu --hours $hours $recipe $graphs (detached), after $(( $(date +%s) - start )) s" | tee -a /tmp/setup.log
-    setsid nohup $sa train --preset gpu --run-dir $run --hours "$hours" --set device=$device $recipe $graphs \
+    echo "== train $settings --hours $hours --set device=$device $recipe $graphs (detached), after $(( $(date +%s) - start )) s" | tee -a /tmp/setup.log
+    setsid nohup $sa train $settings --run-dir $run --hours "$hours" --set device=$device $recipe $graphs \
       > /tmp/train.log 2>&1 &
     echo $! > /tmp/train.pid
   }
@@ -101,11 +112,12 @@ collect
 if ! kill -0 "$pid" 2>/dev/null; then
   echo "== bench, $(left) s left"
   bench() {  # one bench line, unless an earlier call measured it or under 40 s are left; copied out at once
-    local done=/tmp/bench-$(echo "$*" | tr -c 'a-z0-9' _).done
+    local dev=$device; if [ "$1" = --cpu ]; then dev=cpu; shift; fi  # --cpu: the searches on the cores
+    local done=/tmp/bench-$dev-$(echo "$*" | tr -c 'a-z0-9' _).done
     [ -f "$done" ] && return
     [ "$(left)" -gt 40 ] || { echo "skipped (time; call again): $*"; return; }
     local line
-    line=$(timeout $(( $(left) - 5 )) $sa bench --device $device --sims 128 --seconds 3 --warmup 2 --json "$@" | grep '^{')
+    line=$(timeout $(( $(left) - 5 )) $sa bench --device $dev --sims 128 --seconds 3 --warmup 2 --json "$@" | grep '^{')
     if [ -n "$line" ]; then echo "$line" | tee -a /tmp/bench.jsonl; touch "$done"; fi
     cp /tmp/bench.jsonl "$out"/ 2>/dev/null
   }
@@ -125,7 +137,10 @@ if ! kill -0 "$pid" 2>/dev/null; then
     grep -v "━" /tmp/cpu16.log > /tmp/files16/train.log; tail -4 /tmp/files16/train.log
     tar -czf "$out"/cpu16.tar.gz -C /tmp/files16 .
   }
-  # first what the H200 session (2026-12-04) left open, then its figures again
+  # first the cores layout's self-play on every core (the champion's 32x4 network, as its searches ran) and its trees
+  # alone, then what the H200 session (2026-12-04) left open, then its figures again
+  cores=$(python3 -c "from santorini_az.config import cpu_has_amx; print('--precision int8' if cpu_has_amx() else '')")
+  bench --cpu --net 32x4 --backend onnxruntime $cores --workers 0 --games 128
   bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
   # an arena's 40 games at 64 simulations in 8 processes (as the run plays them: 21% of the H200 run) and in one
   bench --net 64x6 --workers 8 --games 40 --sims 64 --cuda-graphs

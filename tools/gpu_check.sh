@@ -7,7 +7,8 @@
 #      layouts. LAYOUT=cores (the default): the shipped champion's own recipe (the `cpu` preset with the threat maps,
 #      chapter 12), its searches on every core (the int8 copy where the CPU has AMX, else onnxruntime's fp32) and its
 #      training on the GPU (`--set device=cuda` with an onnxruntime backend): the champion took 200 iterations of it on
-#      2 cores, and 16 cores play its games about 8 times as fast, so ten minutes may hold most of its generations.
+#      2 cores; if 16 cores play its games about 8 times as fast (the first bench line below measures them), ten
+#      minutes on this machine hold most of those generations, and generations are what the gpu preset's run lacked.
 #      LAYOUT=gpu: `--preset gpu` (64x6, searches on the GPU with CUDA graphs), measured on the H200 on 2026-12-04: 16
 #      iterations, 23.5% against the shipped champion;
 #   3. the run's records, config, plan, Elo table, log and champion checkpoint copied to OUTDIR;

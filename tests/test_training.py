@@ -250,6 +250,17 @@ def test_a_gpu_run_trains_there_and_resumes_on_the_cpu(tmp_path):
     assert [(r.iteration, r.stage) for r in run.records()] == plan(apply_overrides(config, ["iterations=3"]))
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+def test_a_gpu_run_can_search_on_the_cores(tmp_path):
+    "device=cuda with an onnxruntime backend: the searches run the ONNX export on the CPU, training runs on the GPU."
+    config = apply_overrides(preset("tiny"), ["device=cuda", "backend=onnxruntime", "iterations=1"])
+    run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
+    assert [(r.iteration, r.stage) for r in run.records()] == plan(config)
+    assert run.checkpoint(1).with_suffix(".onnx").exists()  # the searches of iteration 1's arena ran its export
+    state = torch.load(run.trainer_state(1), weights_only=True, map_location="meta")
+    assert state["step"] == config.train.steps_per_iteration
+
+
 @pytest.mark.slow
 def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     "`train --hours` without --iterations plans its iterations from their measured time; resume keeps the plan, a larger --hours extends it."

@@ -25,7 +25,8 @@ from .rundir import RunError
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
            'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx',
-           'choose_backend', 'config_to_dict', 'config_from_dict', 'apply_overrides', 'resolve_config']
+           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'apply_overrides',
+           'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -84,9 +85,10 @@ def preset(name: str) -> RunConfig:
                          selfplay=SelfPlayConfig(games=64, simulations=64, temperature_plies=6),
                          train=TrainConfig(batch_size=64, steps_per_iteration=100, warmup_steps=5, value_target_mix=0.5),
                          arena=ArenaConfig(openings=10, simulations=64, reference_openings=4, every=2))
-    if name == "cpu":  # reference matches every other iteration (~15% more iterations); int8 self-play where AMX pays
+    if name == "cpu":  # reference matches every other iteration (~15% more iterations); int8 self-play and bf16
+        # training where AMX pays
         return RunConfig(backend="auto", selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
-                         train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0),
+                         train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0, precision="auto"),
                          arena=ArenaConfig(every=2, time_share=0.05))
     if name == "long":  # hours, resumable across days: a larger network paid for by the games playout caps save
         return RunConfig(name="long", preset="long", iterations=0, hours=8.0, channels=64, blocks=6,
@@ -150,7 +152,7 @@ CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "
                                        "train.lr_schedule": ("constant", "cosine", "step"), "arena.gate": ("fixed", "sprt"),
                                        "selfplay.root_search": ROOT_SEARCHES, "selfplay.gumbel_noise": GUMBEL_NOISES,
                                        "selfplay.gumbel_value": GUMBEL_VALUES, "device": ("cpu", "cuda"), "precision": ("fp32", "bf16"),
-                                       "train.precision": PRECISIONS,
+                                       "train.precision": PRECISIONS + ("auto",),
                                        "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c
@@ -271,6 +273,12 @@ def choose_backend(config: RunConfig, amx: bool | None = None) -> RunConfig:
     if config.device == "cuda": return replace(config, backend="torch")
     int8 = config.game == "mortal" and (cpu_has_amx() if amx is None else amx)
     return replace(config, backend="onnxruntime-int8" if int8 else "onnxruntime")
+
+def choose_train_precision(config: RunConfig, amx: bool | None = None) -> RunConfig:
+    "`config` with `train.precision='auto'` replaced by what trains fastest here: bf16 on a CPU with AMX, else fp32."
+    if config.train.precision != "auto": return config
+    bf16 = config.device == "cpu" and (cpu_has_amx() if amx is None else amx)
+    return replace(config, train=replace(config.train, precision="bf16" if bf16 else "fp32"))
 
 # %% ../nbs/24_config.ipynb #86d4e2d1
 def config_to_dict(config) -> dict:

@@ -31,7 +31,7 @@ from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, refe
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries, TimeBudget, within_share)
 from .config import (ArenaConfig, RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config,
-                                 choose_backend)
+                                 choose_backend, choose_train_precision)
 from .progress import Progress, summary_line
 
 # %% auto #0
@@ -305,7 +305,8 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
         try: config = config_from_dict(run.read_config_dict())
         except ValueError as e: raise RunError(f"the run's config {run.config_path} does not fit this version: {e}") from None
     elif resume: raise RunError(f"nothing to resume: {run.root} holds no run (no config.json)")
-    config = check_config(choose_backend(apply_overrides(config or RunConfig(), list(overrides))))  # 'auto': chapter 24
+    config = apply_overrides(config or RunConfig(), list(overrides))
+    config = check_config(choose_train_precision(choose_backend(config)))  # 'auto': chapter 24
     if config.init and not run.exists(): init_network(config)  # a new run reads its first network before any work
     return config
 

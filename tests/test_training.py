@@ -173,17 +173,21 @@ def test_a_run_searches_with_the_int8_network(tmp_path):
     assert values["selfplay"]["positions"] > 0 and values["arena"]["games"] > 0
 
 
-@pytest.mark.parametrize("amx, chosen", [(True, "onnxruntime-int8"), (False, "onnxruntime")])
+@pytest.mark.parametrize("amx, chosen", [(True, ("onnxruntime-int8", "bf16")), (False, ("onnxruntime", "fp32"))])
 def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch, amx, chosen):
-    "backend=auto (the cpu preset's): int8 where the CPU has AMX, fp32 onnxruntime elsewhere; config.json keeps it."
-    import santorini_az.config
+    """backend=auto and train.precision=auto (the cpu preset's): int8 searches and bf16 training where the CPU has AMX,
+    fp32 onnxruntime and fp32 training elsewhere; config.json keeps the choice."""
+    import santorini_az.config, santorini_az.network
     monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: amx)
-    config = apply_overrides(tiny(1), ["backend=auto"])
+    monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: amx)  # AMX multiplies bf16 natively
+    config = apply_overrides(tiny(1), ["backend=auto", "train.precision=auto"])
     run = run_training(tmp_path / "run", config, progress=Progress(quiet=True), stop_after=1)  # the init stage only
-    assert json.loads(run.config_path.read_text())["backend"] == chosen
-    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another kind of machine
+    stored = lambda: (lambda c: (c["backend"], c["train"]["precision"]))(json.loads(run.config_path.read_text()))
+    assert stored() == chosen
+    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another AMX-less machine...
+    monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: True)  # ...that has bf16 (else: refused)
     run_training(run.root, resume=True, progress=Progress(quiet=True), stop_after=1)
-    assert json.loads(run.config_path.read_text())["backend"] == chosen
+    assert stored() == chosen
 
 
 def test_resume_after_interrupted_stage(tmp_path, monkeypatch):

@@ -79,7 +79,7 @@ def forward_multiply_adds() -> int:
     "Multiply-adds a position of the training step's forward pass: the trunk, both heads and the reach maps' head."
     config = preset("cpu")
     model = SantoriniNet(NetConfig(config.channels, config.blocks)).eval()
-    head = Trainer(model, config.train, 1).reach_head
+    head = Trainer(model, replace(config.train, precision="fp32"), 1).reach_head  # the preset's is 'auto'
     class Step(torch.nn.Module):
         def __init__(self): super().__init__(); self.model, self.head = model, head
         def forward(self, planes):

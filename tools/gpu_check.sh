@@ -25,6 +25,8 @@
 # the repository itself is put on PYTHONPATH. Afterwards, on any machine, what the ten minutes bought (chapter 10):
 # `santorini_az arena OUTDIR/champion.safetensors champion --openings 100 --sims 800 --workers 1`, and alphabeta6.
 # A dry run without a GPU: DEVICE=cpu RECIPE="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
+# (the cores layout, dry-run so on a 2-core AMX machine on 2026-12-05: 4 iterations in 0.02 h, its int8 searches on
+# both cores; its first bench line gave 105k self-play simulations/s, 53k a core, the trees alone 272k a core)
 # Measured on an H200 (2026-12-04, chapter 10): two calls, 577 s and 129 s, 12.5 minutes of device time with the start.
 # In a session of 15 minutes: `bash tools/gpu_check.sh $OUT 0.15 585`, then at once `bash tools/gpu_check.sh $OUT 0.15
 # 260` (the second call's bench lines take about 90 s, the cpu preset's two minutes on the cores 150 s).

@@ -194,7 +194,10 @@ class Trainer:
             self.optimizer = torch.optim.SGD(parameters, lr=config.learning_rate, momentum=0.9,
                                              weight_decay=config.weight_decay, nesterov=True)
         else: raise ValueError(f"unknown optimizer {config.optimizer!r}: use adamw or sgd")
-        if config.precision not in PRECISIONS: raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16")
+        if config.precision not in PRECISIONS:
+            auto = config.precision == "auto"  # the cpu preset's: a run replaces it as it starts (chapter 24)
+            hint = " (a run replaces 'auto' with one of them: chapter 24's choose_train_precision)" if auto else ""
+            raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16{hint}")
 
     def optimiser_step(self, batch: Examples) -> dict[str, torch.Tensor | float]:
         "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."

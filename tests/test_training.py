@@ -182,7 +182,9 @@ def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch,
     monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: amx)  # AMX multiplies bf16 natively
     config = apply_overrides(tiny(1), ["backend=auto", "train.precision=auto"])
     run = run_training(tmp_path / "run", config, progress=Progress(quiet=True), stop_after=1)  # the init stage only
-    stored = lambda: (lambda c: (c["backend"], c["train"]["precision"]))(json.loads(run.config_path.read_text()))
+    def stored():
+        config = json.loads(run.config_path.read_text())
+        return config["backend"], config["train"]["precision"]
     assert stored() == chosen
     monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another AMX-less machine...
     monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: True)  # ...that has bf16 (else: refused)

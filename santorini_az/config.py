@@ -25,8 +25,8 @@ from .rundir import RunError
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
            'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx',
-           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'apply_overrides',
-           'resolve_config']
+           'cpu_has_vnni', 'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict',
+           'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -85,8 +85,8 @@ def preset(name: str) -> RunConfig:
                          selfplay=SelfPlayConfig(games=64, simulations=64, temperature_plies=6),
                          train=TrainConfig(batch_size=64, steps_per_iteration=100, warmup_steps=5, value_target_mix=0.5),
                          arena=ArenaConfig(openings=10, simulations=64, reference_openings=4, every=2))
-    if name == "cpu":  # reference matches every other iteration (~15% more iterations); int8 self-play and bf16
-        # training where AMX pays
+    if name == "cpu":  # reference matches every other iteration (~15% more iterations); int8 self-play where the
+        # CPU has VNNI, bf16 training where it has AMX
         return RunConfig(backend="auto", selfplay=SelfPlayConfig(games=128, simulations=128, dirichlet_alpha=0.15),
                          train=TrainConfig(value_target_mix=0.5, reach_loss_weight=1.0, precision="auto"),
                          arena=ArenaConfig(every=2, time_share=0.05))
@@ -267,11 +267,17 @@ def cpu_has_amx() -> bool:
     try: return bool(torch.cpu._is_amx_tile_supported())
     except (AttributeError, RuntimeError): return False
 
-def choose_backend(config: RunConfig, amx: bool | None = None) -> RunConfig:
-    "`config` with `backend='auto'` replaced by what runs its searches best here (`amx`: this answer, not the CPU's)."
+def cpu_has_vnni() -> bool:
+    "Does this CPU multiply int8 with VNNI (AVX-512 VNNI; every CPU with AMX has it), as onnxruntime's int8 kernels do?"
+    import torch
+    try: return bool(torch.cpu._is_vnni_supported() or torch.cpu._is_amx_tile_supported())
+    except (AttributeError, RuntimeError): return False
+
+def choose_backend(config: RunConfig, vnni: bool | None = None) -> RunConfig:
+    "`config` with `backend='auto'` replaced by what runs its searches best here (`vnni`: this answer, not the CPU's)."
     if config.backend != "auto": return config
     if config.device == "cuda": return replace(config, backend="torch")
-    int8 = config.game == "mortal" and (cpu_has_amx() if amx is None else amx)
+    int8 = config.game == "mortal" and (cpu_has_vnni() if vnni is None else vnni)
     return replace(config, backend="onnxruntime-int8" if int8 else "onnxruntime")
 
 def choose_train_precision(config: RunConfig, amx: bool | None = None) -> RunConfig:

@@ -173,12 +173,15 @@ def test_a_run_searches_with_the_int8_network(tmp_path):
     assert values["selfplay"]["positions"] > 0 and values["arena"]["games"] > 0
 
 
-@pytest.mark.parametrize("amx, chosen", [(True, ("onnxruntime-int8", "bf16")), (False, ("onnxruntime", "fp32"))])
-def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch, amx, chosen):
-    """backend=auto and train.precision=auto (the cpu preset's): int8 searches and bf16 training where the CPU has AMX,
-    fp32 onnxruntime and fp32 training elsewhere; config.json keeps the choice."""
+@pytest.mark.parametrize("amx, vnni, chosen", [(True, True, ("onnxruntime-int8", "bf16")),  # an Intel Xeon with AMX
+                                               (False, True, ("onnxruntime-int8", "fp32")),  # AVX-512 VNNI, no AMX
+                                               (False, False, ("onnxruntime", "fp32"))])  # AVX2
+def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch, amx, vnni, chosen):
+    """backend=auto and train.precision=auto (the cpu preset's): int8 searches where the CPU has VNNI, bf16 training
+    where it has AMX, fp32 elsewhere; config.json keeps the choice."""
     import santorini_az.config, santorini_az.network
     monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: amx)
+    monkeypatch.setattr(santorini_az.config, "cpu_has_vnni", lambda: vnni)
     monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: amx)  # AMX multiplies bf16 natively
     config = apply_overrides(tiny(1), ["backend=auto", "train.precision=auto"])
     run = run_training(tmp_path / "run", config, progress=Progress(quiet=True), stop_after=1)  # the init stage only
@@ -186,7 +189,8 @@ def test_backend_auto_is_chosen_once_and_kept_by_a_resume(tmp_path, monkeypatch,
         config = json.loads(run.config_path.read_text())
         return config["backend"], config["train"]["precision"]
     assert stored() == chosen
-    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another AMX-less machine...
+    monkeypatch.setattr(santorini_az.config, "cpu_has_amx", lambda: not amx)  # resumed on another kind of machine...
+    monkeypatch.setattr(santorini_az.config, "cpu_has_vnni", lambda: not vnni)
     monkeypatch.setattr(santorini_az.network, "cpu_supports_bf16", lambda: True)  # ...that has bf16 (else: refused)
     run_training(run.root, resume=True, progress=Progress(quiet=True), stop_after=1)
     assert stored() == chosen

@@ -5,7 +5,7 @@
 #      plain evaluator on the GPU (chapter 14): the run uses them only if they agree;
 #   2. the ten-minute run, `train --hours HOURS` (plus $RECIPE), detached, so that it can outlive one call, in one of two
 #      layouts. LAYOUT=cores (the default): the shipped champion's own recipe (the `cpu` preset with the threat maps,
-#      chapter 12), its searches on every core (the int8 copy where the CPU has AMX, else onnxruntime's fp32) and its
+#      chapter 12), its searches on every core (the int8 copy where the CPU has VNNI, else onnxruntime's fp32) and its
 #      training on the GPU (`--set device=cuda` with an onnxruntime backend): the champion took 200 iterations of it on
 #      2 cores; if 16 cores play its games about 8 times as fast (the first bench line below measures them), ten
 #      minutes on this machine hold most of those generations, and generations are what the gpu preset's run lacked.
@@ -72,7 +72,7 @@ if [ ! -f /tmp/train.pid ]; then
     python3 tools/compile_engines.py mortal
   } 2>&1 | tee /tmp/setup.log
   if [ "$layout" = cores ]; then  # the champion's recipe; the searches on the cores, as fast as this CPU runs them
-    int8=$(python3 -c "from santorini_az.config import cpu_has_amx; print('onnxruntime-int8' if cpu_has_amx() else 'onnxruntime')")
+    int8=$(python3 -c "from santorini_az.config import cpu_has_vnni; print('onnxruntime-int8' if cpu_has_vnni() else 'onnxruntime')")
     settings="--preset cpu --set train.threat_loss_weight=1.0 --set backend=$int8"
   else settings="--preset gpu"; fi
   graphs="--set cuda_graphs=false"  # the gpu preset replays the network as CUDA graphs: only where they agree with plain calls
@@ -142,7 +142,7 @@ if ! kill -0 "$pid" 2>/dev/null; then
   }
   # first the cores layout's self-play on every core (the champion's 32x4 network, as its searches ran) and its trees
   # alone, then what the H200 session (2026-12-04) left open, then its figures again
-  cores=$(python3 -c "from santorini_az.config import cpu_has_amx; print('--precision int8' if cpu_has_amx() else '')")
+  cores=$(python3 -c "from santorini_az.config import cpu_has_vnni; print('--precision int8' if cpu_has_vnni() else '')")
   bench --cpu --net 32x4 --backend onnxruntime $cores --workers 0 --games 128
   bench --net 64x6 --workers 8 --games 1536 --cuda-graphs  # the preset's layout, and its trees alone
   # an arena's 40 games at 64 simulations in 8 processes (as the run plays them: 21% of the H200 run) and in one

@@ -35,11 +35,11 @@ from .config import (ArenaConfig, RunConfig, config_to_dict, config_from_dict, a
 from .progress import Progress, summary_line
 
 # %% auto #0
-__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
-           'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
-           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
-           'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
-           'check_run_files', 'run_training']
+__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'MEASURING', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory',
+           'puzzle_checks', 'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout',
+           'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due',
+           'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'measured_before',
+           'measured_through', 'evaluation_seconds', 'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -259,10 +259,15 @@ def all_results(records: list[Record]) -> list[MatchResult]:
     "Every match result recorded in the run."
     return [MatchResult(**r) for rec in records for r in rec.values.get("results", [])]
 
+MEASURING = ("init", "holdout", "references", "arena", "evaluate")  # the stages that measure rather than learn
+
 def evaluation_due(loop: Loop, iteration: int) -> bool:
-    "Whether `iteration`'s references are due: every `arena.every`, within `arena.time_share` (the last always plays)."
-    c = loop.config.arena
-    return not iteration % c.every and (not c.time_share or within_share(loop.run.records(), "evaluate", c.time_share))
+    """Whether `iteration`'s references are due: every `arena.every`, within `arena.time_share` and, with the other
+    stages that measure, within `arena.outside_share` (the last iteration always plays them)."""
+    c, records = loop.config.arena, loop.run.records()
+    if iteration % c.every: return False
+    if c.time_share and not within_share(records, "evaluate", c.time_share): return False
+    return not c.outside_share or within_share(records, "evaluate", c.outside_share, MEASURING)
 
 def stage_evaluate(loop: Loop, iteration: int) -> dict:
     run, c, rng = loop.run, loop.config.arena, loop.rng(iteration, "evaluate")

@@ -239,9 +239,11 @@ class TimeBudget:
                                                  "plans": [self.plans[i] for i in sorted(self.plans)]})
 
 # %% ../nbs/23_rundir.ipynb #ea93a1e0
-def within_share(records: list[Record], stage: str, share: float) -> bool:
-    "Would one more `stage`, as long as its last, keep all of its wall time within `share` of the run's? (True before the first.)"
+def within_share(records: list[Record], stage: str, share: float, counted: tuple[str, ...] = ()) -> bool:
+    """Would one more `stage`, as long as its last, keep the wall time of the `counted` stages (default: `stage` alone)
+    within `share` of the run's? (True before the first.)"""
     played = [r.seconds for r in records if r.stage == stage and not r.values.get("skipped")]
     if not played: return True
-    spent, total = sum(r.seconds for r in records if r.stage == stage), sum(r.seconds for r in records)
+    counted = counted or (stage,)
+    spent, total = sum(r.seconds for r in records if r.stage in counted), sum(r.seconds for r in records)
     return spent + played[-1] <= share * (total + played[-1])

@@ -29,17 +29,18 @@ from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match,
                                 wilson_interval, fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
-                                 read_run_file, remove_stale_temporaries, TimeBudget, within_share)
+                                 read_run_file, remove_stale_temporaries, TimeBudget, within_share,
+                                 MEASURING)
 from .config import (ArenaConfig, RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config,
                                  choose_backend, choose_train_precision)
 from .progress import Progress, summary_line
 
 # %% auto #0
-__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'MEASURING', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory',
-           'puzzle_checks', 'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout',
-           'stage_references', 'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due',
-           'stage_evaluate', 'stages', 'plan', 'start_config', 'iteration_seconds', 'measured_before',
-           'measured_through', 'evaluation_seconds', 'check_run_files', 'run_training']
+__all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
+           'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
+           'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
+           'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
+           'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -259,8 +260,6 @@ def all_results(records: list[Record]) -> list[MatchResult]:
     "Every match result recorded in the run."
     return [MatchResult(**r) for rec in records for r in rec.values.get("results", [])]
 
-MEASURING = ("init", "holdout", "references", "arena", "evaluate")  # the stages that measure rather than learn
-
 def evaluation_due(loop: Loop, iteration: int) -> bool:
     """Whether `iteration`'s references are due: every `arena.every`, within `arena.time_share` and, with the other
     stages that measure, within `arena.outside_share` (the last iteration always plays them)."""
@@ -427,8 +426,10 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
                 spent = budget.spent()
                 count = max(budget.plans)
+                wall = sum(r.seconds for r in records) or 1.0
+                measuring = sum(r.seconds for r in records if r.stage in MEASURING) / wall
                 progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
-                             f"{spent / budget.seconds:.0%} of {config.hours} h")
+                             f"{spent / budget.seconds:.0%} of {config.hours} h; the stages that measure took {measuring:.1%}")
         finally:
             loop.close()
             if pool is not None: pool.close()

@@ -20,9 +20,9 @@ from typing import Callable
 from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
-__all__ = ['RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked', 'read_run_file',
-           'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'room_for_another', 'load_plan',
-           'TimeBudget', 'within_share']
+__all__ = ['MEASURING', 'RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked',
+           'read_run_file', 'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'room_for_another',
+           'load_plan', 'TimeBudget', 'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -239,6 +239,8 @@ class TimeBudget:
                                                  "plans": [self.plans[i] for i in sorted(self.plans)]})
 
 # %% ../nbs/23_rundir.ipynb #ea93a1e0
+MEASURING = ("init", "holdout", "references", "arena", "evaluate")  # chapter 10a's stages that measure rather than learn
+
 def within_share(records: list[Record], stage: str, share: float, counted: tuple[str, ...] = ()) -> bool:
     """Would one more `stage`, as long as its last, keep the wall time of the `counted` stages (default: `stage` alone)
     within `share` of the run's? (True before the first.)"""

@@ -30,7 +30,7 @@ from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, refe
                                 wilson_interval, fit_elo, gate_verdict)
 from .rundir import (RunDirectory, RunError, Record, append_record, read_records, network_name, locked,
                                  read_run_file, remove_stale_temporaries, TimeBudget, within_share,
-                                 MEASURING)
+                                 MEASURING, measuring_share)
 from .config import (ArenaConfig, RunConfig, config_to_dict, config_from_dict, apply_overrides, check_config,
                                  choose_backend, choose_train_precision)
 from .progress import Progress, summary_line
@@ -426,10 +426,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
                 spent = budget.spent()
                 count = max(budget.plans)
-                wall = sum(r.seconds for r in records) or 1.0
-                measuring = sum(r.seconds for r in records if r.stage in MEASURING) / wall
                 progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
-                             f"{spent / budget.seconds:.0%} of {config.hours} h; the stages that measure took {measuring:.1%}")
+                             f"{spent / budget.seconds:.0%} of {config.hours} h; the stages that measure took {measuring_share(records):.1%}")
         finally:
             loop.close()
             if pool is not None: pool.close()

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .files import atomic_write_bytes
-from .rundir import MEASURING, RunDirectory, Record
+from .rundir import RunDirectory, Record, measuring_share
 
 # %% auto #0
 __all__ = ['PANELS', 'series', 'legend_above', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles',
@@ -139,9 +139,9 @@ def plot_time(ax, records):
         cores = times[name]["cores"]
         label = f"{times[name]['seconds']:.0f} s" + (f", {cores:.1f} cores" if cores is not None else "")
         ax.text(100 * times[name]["share"] + 1, y, label, va="center", fontsize=8)
-    busy, measuring = busy_cores(records), sum(t["share"] for stage, t in times.items() if stage in MEASURING)
+    busy = busy_cores(records)
     title = "where the time went" + (f" ({busy:.2f} cores busy)" if busy is not None else "")
-    xlabel = f"% of the run's wall time ({100 * measuring:.0f}% in the stages that measure)"
+    xlabel = f"% of the run's wall time ({100 * measuring_share(records):.0f}% in the stages that measure)"
     ax.set(title=title, xlabel=xlabel, xlim=(0, 119))
 
 # %% ../nbs/26_report.ipynb #05c02726

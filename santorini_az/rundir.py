@@ -22,7 +22,7 @@ from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 # %% auto #0
 __all__ = ['MEASURING', 'RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked',
            'read_run_file', 'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'room_for_another',
-           'load_plan', 'TimeBudget', 'within_share']
+           'load_plan', 'TimeBudget', 'measuring_share', 'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -240,6 +240,11 @@ class TimeBudget:
 
 # %% ../nbs/23_rundir.ipynb #ea93a1e0
 MEASURING = ("init", "holdout", "references", "arena", "evaluate")  # chapter 10a's stages that measure rather than learn
+
+def measuring_share(records: list[Record]) -> float:
+    "The share of the run's wall time that went to the stages that measure (`MEASURING`)."
+    wall = sum(r.seconds for r in records) or 1.0
+    return sum(r.seconds for r in records if r.stage in MEASURING) / wall
 
 def within_share(records: list[Record], stage: str, share: float, counted: tuple[str, ...] = ()) -> bool:
     """Would one more `stage`, as long as its last, keep the wall time of the `counted` stages (default: `stage` alone)

@@ -42,7 +42,7 @@ class ArenaConfig:
     references: tuple[str, ...] = REFERENCE_PLAYERS
     every: int = 1  # evaluate against the references every this many iterations (and at the last)
     time_share: float = 0.0  # > 0: a due evaluation waits while one more would take the references past this share of the run's time
-    outside_share: float = 0.0  # > 0: ...or would take all the stages that measure (holdout, references, arena, evaluations) past this share
+    outside_share: float = 0.0  # > 0: it also waits while one more would take all the stages that measure (MEASURING) past this share
 
 @dataclass
 class RunConfig:

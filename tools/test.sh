@@ -3,8 +3,8 @@
 # package is in sync with the notebooks, run every chapter as a test (nbdev-test, slow cells included; chapters 01-06
 # in tests/test_pip_only.py's pip-only venv) and the pytest suites (slow checks included, spread over the cores by
 # pytest-xdist). It ends by printing its budget: each phase's wall time and the slowest notebooks and tests
-# (tools/test_budget.py). Extra arguments go to pytest. For a quick loop while developing, run `nbdev-test` and
-# `pytest` alone: they skip the cells and tests marked slow.
+# (tools/test_budget.py). Extra arguments go to pytest. For a quick loop while working on one chapter,
+# `python tools/check_chapter.py KEY` does the same for that chapter alone, skipping the cells and tests marked slow.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d)

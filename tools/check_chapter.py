@@ -1,0 +1,133 @@
+"""The test command for one chapter: a check in a minute or two while you work on it, instead of the whole suite's
+fifteen. It does for the chapter what tools/test.sh does for all of them, in the same way:
+
+1. `nbdev-export` and `nbdev-clean` (the package from the notebooks, the notebooks as the test command wants them);
+2. the chapter top to bottom in a copy of nbs/ (`nbdev-test --save`, one torch thread, as the test command runs it);
+3. what it printed against what nbs/ stores (tools/check_outputs.py: the docs site shows the stored text);
+4. the tests of the chapter's module, on every core: tests/test_MODULE.py where there is one, else the test files that
+   import the module (a chapter that exports no module has none; `--tests` names test files to run instead).
+
+Cells and tests marked `slow` are skipped unless `--slow` is given. It ends with one line per step (its time, and
+whether it passed) and exits 1 if one failed; a chapter or test file that does not exist is named in one sentence
+(exit 2), before any work.
+
+    python tools/check_chapter.py 05                  # nbs/05_first_loop.ipynb and tests/test_first_loop.py
+    python tools/check_chapter.py 10a --slow          # with the slow cells and tests
+    python tools/check_chapter.py 10 --tests tests/test_training.py
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS, TESTS = ROOT / "nbs", ROOT / "tests"
+WORK = ROOT / "_outputs" / "chapter"  # the copy of nbs/ the chapter runs in (ignored by git, as the test command's)
+ALONE = ("test_ray.py",)  # test files that cannot run under pytest-xdist (tools/test.sh runs them on their own)
+
+
+def find_chapter(name: str) -> Path:
+    "The notebook that `name` means: its key (05, 10a), its file name with or without .ipynb, or its path."
+    stem = Path(name).name.removesuffix(".ipynb")
+    found = sorted(NBS.glob(f"{stem}_*.ipynb")) + ([NBS / f"{stem}.ipynb"] if (NBS / f"{stem}.ipynb").exists() else [])
+    if len(found) != 1:
+        raise LookupError(f"no chapter {name!r} in nbs/: give its key (05, 10a) or its file name (05_first_loop.ipynb)")
+    return found[0]
+
+
+def exported_module(notebook: Path) -> str | None:
+    "The module the chapter exports (`#| default_exp NAME`), or None."
+    found = re.search(r"#\|\s*default_exp\s+(\w+)", notebook.read_text())
+    return found.group(1) if found else None
+
+
+def module_tests(module: str | None, tests: Path = TESTS) -> list[Path]:
+    "tests/test_MODULE.py where it exists, else the test files that import `santorini_az.MODULE`."
+    if module is None: return []
+    own = tests / f"test_{module}.py"
+    if own.exists(): return [own]
+    imports = re.compile(rf"santorini_az\.{module}\b|from santorini_az import [^\n]*\b{module}\b")
+    return [path for path in sorted(tests.glob("test_*.py")) if imports.search(path.read_text())]
+
+
+def step(name: str, command: list[str], env: dict | None = None) -> tuple[str, float, bool]:
+    "Run one step's command from the repository root, its output shown as it comes: (name, seconds, passed)."
+    print(f"== {name}", flush=True)
+    start = time.perf_counter()
+    passed = subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode == 0
+    return name, time.perf_counter() - start, passed
+
+
+def run_chapter(notebook: Path, slow: bool) -> tuple[str, float, bool]:
+    "Step 2: the chapter in a fresh copy of nbs/, on one torch thread at its start, as tools/test.sh runs it."
+    shutil.rmtree(WORK, ignore_errors=True)
+    shutil.copytree(NBS, WORK / "nbs")
+    shutil.copy(ROOT / "README.md", WORK)  # chapter 12 reads ../README.md
+    startup = WORK / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "fresh_kernel.py", startup)
+    env = {"IPYTHONDIR": str(WORK / "ipython"), "SANTORINI_FRESH_THREADS": "1", "OMP_NUM_THREADS": "1",
+           "OMP_WAIT_POLICY": "PASSIVE"}
+    command = ["nbdev-test", str(WORK / "nbs"), "--file-re", f"^{re.escape(notebook.name)}$", "--save", "--timing"]
+    return step(f"chapter {notebook.stem}{' (slow cells too)' if slow else ''}",
+                command + (["--flags", "slow"] if slow else []), env)
+
+
+def run_tests(files: list[Path], slow: bool) -> list[tuple[str, float, bool]]:
+    "Step 4: the test files on every core (pytest-xdist), those that cannot share it on their own."
+    flags = ["-q", "-p", "no:cacheprovider"] + (["--runslow"] if slow else [])
+    shared = [str(f.relative_to(ROOT)) for f in files if f.name not in ALONE]
+    alone = [str(f.relative_to(ROOT)) for f in files if f.name in ALONE]
+    results = []
+    if shared:
+        results.append(step(f"tests: {' '.join(shared)}", [sys.executable, "-m", "pytest", *flags, "-n",
+                                                             os.environ.get("PYTEST_WORKERS", "2"), "--dist", "loadgroup", *shared]))
+    if alone:
+        results.append(step(f"tests: {' '.join(alone)}", [sys.executable, "-m", "pytest", *flags, *alone],
+                            {"OMP_WAIT_POLICY": "PASSIVE"}))
+    return results
+
+
+def check_chapter(notebook: Path, tests: list[Path], slow: bool) -> int:
+    "The four steps; a line for each at the end; 0 if all passed, else 1."
+    bin_dir = Path(sys.executable).parent  # nbdev's commands beside this Python (.venv/bin)
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    results = [step("nbdev-export and nbdev-clean", ["sh", "-c", f"nbdev-export && nbdev-clean --fname {notebook}"])]
+    results.append(run_chapter(notebook, slow))
+    if results[-1][2]:  # a chapter that stopped part way printed less: the comparison would only repeat its failure
+        results.append(step("stored outputs", [sys.executable, "tools/check_outputs.py",
+                                               str(WORK / "nbs" / notebook.name)]))
+    if tests: results += run_tests(tests, slow)
+    else: print(f"== no tests: {notebook.name} exports no module with tests of its own (name some with --tests)")
+    print(f"\n== {notebook.stem}: the check's steps")
+    for name, seconds, passed in results:
+        print(f"  {'passed' if passed else 'FAILED':6}  {seconds:6.1f} s  {name}")
+    return 0 if all(passed for _, _, passed in results) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("chapter", help="the chapter: its key (05, 10a) or its file name")
+    parser.add_argument("--slow", action="store_true", help="also the cells and tests marked slow")
+    parser.add_argument("--tests", nargs="+", metavar="FILE", help="these test files instead of the module's")
+    args = parser.parse_args(argv)
+    try:
+        notebook = find_chapter(args.chapter)
+    except LookupError as e:
+        print(f"check_chapter: {e}", file=sys.stderr)
+        return 2
+    tests = [Path(f).resolve() for f in args.tests] if args.tests else module_tests(exported_module(notebook))
+    missing = [f for f in tests if not f.is_file() or f.parent != TESTS]
+    if missing:
+        print(f"check_chapter: --tests: not a test file in tests/: {', '.join(map(str, missing))}", file=sys.stderr)
+        return 2
+    return check_chapter(notebook, tests, args.slow)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

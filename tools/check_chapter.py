@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS, TESTS = ROOT / "nbs", ROOT / "tests"
-WORK = ROOT / "_outputs" / "chapter"  # the copy of nbs/ the chapter runs in (ignored by git, as the test command's)
+WORK = ROOT / "_outputs"  # the chapter runs in a copy of nbs/ in WORK/check-CHAPTER (ignored by git, as the test command's)
 ALONE = ("test_ray.py",)  # test files that cannot run under pytest-xdist (tools/test.sh runs them on their own)
 
 
@@ -54,6 +54,11 @@ def module_tests(module: str | None, tests: Path = TESTS) -> list[Path]:
     return [path for path in sorted(tests.glob("test_*.py")) if imports.search(path.read_text())]
 
 
+def run_folder(notebook: Path) -> Path:
+    "Where the chapter runs: WORK/check-CHAPTER, its copy of nbs/ and the IPython profile of the run."
+    return WORK / f"check-{notebook.stem}"
+
+
 def step(name: str, command: list[str], env: dict | None = None) -> tuple[str, float, bool]:
     "Run one step's command from the repository root, its output shown as it comes: (name, seconds, passed)."
     print(f"== {name}", flush=True)
@@ -63,16 +68,18 @@ def step(name: str, command: list[str], env: dict | None = None) -> tuple[str, f
 
 
 def run_chapter(notebook: Path, slow: bool) -> tuple[str, float, bool]:
-    "Step 2: the chapter in a fresh copy of nbs/, on one torch thread at its start, as tools/test.sh runs it."
-    shutil.rmtree(WORK, ignore_errors=True)
-    shutil.copytree(NBS, WORK / "nbs")
-    shutil.copy(ROOT / "README.md", WORK)  # chapter 12 reads ../README.md
-    startup = WORK / "ipython" / "profile_default" / "startup"
+    """Step 2: the chapter in a fresh copy of nbs/ (a folder of its own: two chapters can be checked at once), on one
+    torch thread at its start, as tools/test.sh runs it."""
+    work = run_folder(notebook)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(NBS, work / "nbs")
+    shutil.copy(ROOT / "README.md", work)  # chapter 12 reads ../README.md
+    startup = work / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     shutil.copy(ROOT / "tools" / "fresh_kernel.py", startup)
-    env = {"IPYTHONDIR": str(WORK / "ipython"), "SANTORINI_FRESH_THREADS": "1", "OMP_NUM_THREADS": "1",
+    env = {"IPYTHONDIR": str(work / "ipython"), "SANTORINI_FRESH_THREADS": "1", "OMP_NUM_THREADS": "1",
            "OMP_WAIT_POLICY": "PASSIVE"}
-    command = ["nbdev-test", str(WORK / "nbs"), "--file-re", f"^{re.escape(notebook.name)}$", "--save", "--timing"]
+    command = ["nbdev-test", str(work / "nbs"), "--file-re", f"^{re.escape(notebook.name)}$", "--save", "--timing"]
     return step(f"chapter {notebook.stem}{' (slow cells too)' if slow else ''}",
                 command + (["--flags", "slow"] if slow else []), env)
 
@@ -100,7 +107,7 @@ def check_chapter(notebook: Path, tests: list[Path], slow: bool) -> int:
     results.append(run_chapter(notebook, slow))
     if results[-1][2]:  # a chapter that stopped part way printed less: the comparison would only repeat its failure
         results.append(step("stored outputs", [sys.executable, "tools/check_outputs.py",
-                                               str(WORK / "nbs" / notebook.name)]))
+                                               str(run_folder(notebook) / "nbs" / notebook.name)]))
     if tests: results += run_tests(tests, slow)
     else: print(f"== no tests: {notebook.name} exports no module with tests of its own (name some with --tests)")
     print(f"\n== {notebook.stem}: the check's steps")

@@ -38,6 +38,7 @@ def test_the_tests_of_a_module_are_its_own_file_else_its_importers(tmp_path):
     (tmp_path / "test_training.py").write_text("from santorini_az.loop import run_training\n")
     (tmp_path / "test_cli.py").write_text("from santorini_az import loop, cli\n")
     (tmp_path / "test_other.py").write_text("from santorini_az.looping import x  # another module\n")
+    (tmp_path / "test_text.py").write_text('source = "from santorini_az.loop import run_training"  # text, not an import\n')
     assert check_chapter.module_tests("game", tmp_path) == [tmp_path / "test_game.py"]
     assert check_chapter.module_tests("loop", tmp_path) == [tmp_path / "test_cli.py", tmp_path / "test_training.py"]
     assert check_chapter.module_tests("report", tmp_path) == []

@@ -46,11 +46,12 @@ def exported_module(notebook: Path) -> str | None:
 
 
 def module_tests(module: str | None, tests: Path = TESTS) -> list[Path]:
-    "tests/test_MODULE.py where it exists, else the test files that import `santorini_az.MODULE`."
+    "tests/test_MODULE.py where it exists, else the test files with a statement that imports `santorini_az.MODULE`."
     if module is None: return []
     own = tests / f"test_{module}.py"
     if own.exists(): return [own]
-    imports = re.compile(rf"santorini_az\.{module}\b|from santorini_az import [^\n]*\b{module}\b")
+    imports = re.compile(rf"^\s*(from santorini_az\.{module} import|import santorini_az\.{module}\b"
+                         rf"|from santorini_az import [^\n]*\b{module}\b)", re.M)  # import statements, not text
     return [path for path in sorted(tests.glob("test_*.py")) if imports.search(path.read_text())]
 
 

@@ -18,6 +18,7 @@ whether it passed) and exits 1 if one failed; a chapter or test file that does n
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -104,7 +105,7 @@ def check_chapter(notebook: Path, tests: list[Path], slow: bool) -> int:
     "The four steps; a line for each at the end; 0 if all passed, else 1."
     bin_dir = Path(sys.executable).parent  # nbdev's commands beside this Python (.venv/bin)
     os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
-    results = [step("nbdev-export and nbdev-clean", ["sh", "-c", f"nbdev-export && nbdev-clean --fname {notebook}"])]
+    results = [step("nbdev-export and nbdev-clean", ["sh", "-c", f"nbdev-export && nbdev-clean --fname {shlex.quote(str(notebook))}"])]
     results.append(run_chapter(notebook, slow))
     if results[-1][2]:  # a chapter that stopped part way printed less: the comparison would only repeat its failure
         results.append(step("stored outputs", [sys.executable, "tools/check_outputs.py",

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from .rundir import Record, network_name
 
 # %% auto #0
-__all__ = ['Progress', 'long_cell', 'summary_line']
+__all__ = ['Progress', 'long_cell', 'about', 'by_hand', 'summary_line']
 
 # %% ../nbs/25_progress.ipynb #aa0f4f48
 class Progress:
@@ -52,8 +52,20 @@ def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:
     """Whether to run a chapter's cell that takes about `seconds` on two cores: always under nbdev-test (`IN_TEST`), else
     only when asked (`run_long_cells`, or SANTORINI_LONG_CELLS=1); when not, print what was skipped."""
     if run_long_cells or os.environ.get("IN_TEST") == "1" or os.environ.get("SANTORINI_LONG_CELLS") == "1": return True
-    minutes = f"about {round(seconds / 60)} minutes" if seconds >= 90 else f"about {round(seconds)} s"
-    print(f"skipped: {what} ({minutes} on two cores); set RUN_LONG_CELLS = True near the top of the chapter to run it")
+    print(f"skipped: {what} ({about(seconds)} on two cores); set RUN_LONG_CELLS = True near the top of the chapter to run it")
+    return False
+
+def about(seconds: float) -> str:
+    "A duration as a person says it: about 40 s, about 4 minutes, about 3 hours."
+    if seconds < 90: return f"about {round(seconds)} s"
+    return f"about {round(seconds / 60)} minutes" if seconds < 90 * 60 else f"about {round(seconds / 3600)} hours"
+
+# %% ../nbs/25_progress.ipynb #8cbf021a
+def by_hand(what: str, seconds: float, measure_again: bool = False) -> bool:
+    """Whether to run a chapter's measurement made by hand (a cell marked `eval: false`, which takes about `seconds` on
+    two cores): only when asked (`measure_again`); when not, print what was skipped."""
+    if measure_again: return True
+    print(f"not run: {what} ({about(seconds)} on two cores); set MEASURE_AGAIN = True in this cell to measure again")
     return False
 
 # %% ../nbs/25_progress.ipynb #04668c68

@@ -23,3 +23,27 @@ def test_a_core_chapter_over_the_limits_is_named(monkeypatch):
     assert len(problems) == 2, problems  # the further chapter and the one exactly at the limits pass
     assert "Chapter 07" in problems[0] and "5,001 words" in problems[0]
     assert "Chapter 07" in problems[1] and "181 s" in problems[1]
+
+
+def test_a_learners_run_all_skips_every_measurement_made_by_hand():
+    assert chapter_times.run_all_problems(sorted((chapter_times.ROOT / "nbs").glob("*.ipynb"))) == []
+
+
+def code(text: str, cell_id: str) -> dict:
+    return {"cell_type": "code", "id": cell_id, "source": text.splitlines(keepends=True)}
+
+
+def test_a_measurement_that_run_all_would_run_is_named(monkeypatch, tmp_path):
+    cells = [code("#| eval: false\nPath('data/x.json').write_text(measure())", "bare"),
+             code("#| eval: false\nMEASURE_AGAIN = True\nif by_hand('x', 60, MEASURE_AGAIN):\n    measure()", "on"),
+             code("#| eval: false\nMEASURE_AGAIN = False\nwarm_up()\nif by_hand('x', 60, MEASURE_AGAIN):\n    measure()",
+                  "loose"),
+             code("#| eval: false\nfrom x import by_hand\nMEASURE_AGAIN = False  # True: again\n"
+                  "def helper(): pass\nif by_hand('x', 60, MEASURE_AGAIN):\n    measure()", "guarded"),
+             code("#| eval: false\nbench_alphabeta(depth=6)", "bench"), code("measure()", "tested")]
+    monkeypatch.setattr(chapter_times, "read_notebook", lambda path: {"cells": cells})
+    problems = chapter_times.run_all_problems([tmp_path / "07_x.ipynb"])
+    assert len(problems) == 3, problems
+    assert "07_x.ipynb, code cell 1 (id bare)" in problems[0] and "no `if by_hand(...):`" in problems[0]
+    assert "(id on)" in problems[1] and "does not set `MEASURE_AGAIN = False`" in problems[1]
+    assert "(id loose)" in problems[2] and "line 2 runs outside" in problems[2]

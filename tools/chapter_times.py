@@ -17,6 +17,7 @@ route's prose in nbs/index.ipynb, and fails, naming the chapter and both times, 
 
     python tools/chapter_times.py
 """
+import ast
 import json
 import math
 import re
@@ -172,6 +173,37 @@ def lean_problems(data: dict) -> list[str]:
         if (chapter.get("run_seconds") or 0) > CORE_RUN_SECONDS:
             problems.append(f"Chapter {key} (nbs/{chapter['notebook']}) runs in {chapter['run_seconds']} s "
                             f"({DATA.relative_to(ROOT)}), over the core track's {CORE_RUN_SECONDS} s.")
+    return problems
+
+
+BENCHMARKS = {"bench_alphabeta(depth=6)"}  # eval: false cells of a few seconds, whose timings change every run
+
+
+def run_all_problems(notebooks: list[Path]) -> list[str]:
+    """One sentence for each cell marked `eval: false` that a learner's "Run all" in JupyterLab would run in earnest
+    (Jupyter does not know the flag): such a cell must do its work under `if by_hand(...):` (chapter 25) after
+    `MEASURE_AGAIN = False`, with nothing else but imports, definitions and the flag, unless it is a short benchmark."""
+    problems = []
+    for path in notebooks:
+        code_cells = [cell for cell in read_notebook(path)["cells"] if cell["cell_type"] == "code"]
+        for number, cell in enumerate(code_cells, 1):
+            text = source(cell)
+            if not re.search(r"^#\|\s*eval:\s*false", text, re.M): continue
+            code = "\n".join(line for line in text.splitlines() if not line.startswith("#|")).strip()
+            if code in BENCHMARKS: continue
+            statements = ast.parse(code).body
+            guarded = [s for s in statements if isinstance(s, ast.If) and isinstance(s.test, ast.Call)
+                       and getattr(s.test.func, "id", None) == "by_hand"]
+            flag_off = any(isinstance(s, ast.Assign) and [getattr(t, "id", None) for t in s.targets] == ["MEASURE_AGAIN"]
+                           and getattr(s.value, "value", None) is False for s in statements)
+            loose = [s for s in statements if s not in guarded and not isinstance(
+                s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Assign) if flag_off else (ast.Import, ast.ImportFrom))]
+            loose += [s for s in statements if isinstance(s, ast.Assign) and getattr(s.targets[0], "id", None) != "MEASURE_AGAIN"]
+            if not guarded or not flag_off or loose:
+                why = ("it has no `if by_hand(...):`" if not guarded else "it does not set `MEASURE_AGAIN = False`"
+                       if not flag_off else f"line {loose[0].lineno} runs outside `if by_hand(...):`")
+                problems.append(f"{path.name}, code cell {number} (id {cell.get('id')}): marked `eval: false`, so JupyterLab's Run all runs it, and "
+                                f"{why}: guard its work with `if by_hand(what, seconds, MEASURE_AGAIN):` (chapter 25).")
     return problems
 
 

@@ -1,4 +1,6 @@
-"tools/chapter_times.py: a core chapter over 5,000 words or 3 minutes of running is named; the course as it stands is not."
+"tools/chapter_times.py: a core chapter over 5,000 words or 3 minutes of running is named, and so is a cell marked eval: false that a learner's Run all would run in earnest; the course as it stands passes both."
+import shutil
+
 from tests.tools import load_tool
 
 chapter_times = load_tool("chapter_times")
@@ -47,3 +49,20 @@ def test_a_measurement_that_run_all_would_run_is_named(monkeypatch, tmp_path):
     assert "07_x.ipynb, code cell 1 (id bare)" in problems[0] and "no `if by_hand(...):`" in problems[0]
     assert "(id on)" in problems[1] and "does not set `MEASURE_AGAIN = False`" in problems[1]
     assert "(id loose)" in problems[2] and "line 2 runs outside" in problems[2]
+
+
+
+def test_run_all_in_a_plain_kernel_skips_chapter_10bs_measurements(tmp_path, monkeypatch):
+    "What JupyterLab's Run all does (every cell, `eval: false` ones too, no IN_TEST): 10b ends, its two measurements skipped."
+    import nbformat
+    from nbclient import NotebookClient
+    nbs = tmp_path / "nbs"
+    shutil.copytree(chapter_times.ROOT / "nbs" / "data", nbs / "data")
+    stored = (nbs / "data" / "god_training.json").read_bytes()
+    notebook = nbformat.read(chapter_times.ROOT / "nbs" / "10b_god_training.ipynb", as_version=4)
+    for name in ("IN_TEST", "SANTORINI_LONG_CELLS"): monkeypatch.delenv(name, raising=False)  # the kernel inherits these
+    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(nbs)}}).execute()
+    skipped = [output["text"] for cell in notebook.cells if "eval: false" in cell.source
+               for output in cell.outputs if output.get("name") == "stdout"]
+    assert len(skipped) == 2 and all(text.startswith("not run: ") for text in skipped), skipped
+    assert (nbs / "data" / "god_training.json").read_bytes() == stored

@@ -48,7 +48,7 @@ def test_a_measurement_that_run_all_would_run_is_named(monkeypatch, tmp_path):
     assert len(problems) == 3, problems
     assert "07_x.ipynb, code cell 1 (id bare)" in problems[0] and "no `if by_hand(...):`" in problems[0]
     assert "(id on)" in problems[1] and "does not set `MEASURE_AGAIN = False`" in problems[1]
-    assert "(id loose)" in problems[2] and "line 2 runs outside" in problems[2]
+    assert "(id loose)" in problems[2] and "line 3 runs outside" in problems[2]
 
 
 

@@ -13,7 +13,9 @@ A chapter's time is what a learner spends on it, in three parts, each derived ra
 The total is their sum rounded to 5 minutes. `python tools/make_readme.py` recomputes reading and exercises from the
 notebooks (rewriting the data file when they changed), writes the route tables' time column and the hours in the
 route's prose in nbs/index.ipynb, and fails, naming the chapter and both times, when a chapter's header
-(`*Time:* about N minutes`) disagrees with the data file. Run this file alone to print the table:
+(`*Time:* about N minutes`) disagrees with the data file. A learner's "Run all" in JupyterLab runs every cell, those
+marked `eval: false` too: `run_all_problems` names each such cell that would do its work there instead of skipping it
+(`by_hand`, chapter 25). Run this file alone to print the table:
 
     python tools/chapter_times.py
 """
@@ -179,31 +181,43 @@ def lean_problems(data: dict) -> list[str]:
 BENCHMARKS = {"bench_alphabeta(depth=6)"}  # eval: false cells of a few seconds, whose timings change every run
 
 
+def is_guard(statement: ast.stmt) -> bool:
+    "`if by_hand(...):`"
+    return (isinstance(statement, ast.If) and isinstance(statement.test, ast.Call)
+            and getattr(statement.test.func, "id", None) == "by_hand")
+
+
+def is_flag_off(statement: ast.stmt) -> bool:
+    "`MEASURE_AGAIN = False`"
+    return (isinstance(statement, ast.Assign) and [getattr(t, "id", None) for t in statement.targets] == ["MEASURE_AGAIN"]
+            and isinstance(statement.value, ast.Constant) and statement.value.value is False)
+
+
+def run_all_problem(code: str) -> str | None:
+    "Why a Run all would do the work of this `eval: false` cell, or None if it would skip it."
+    statements = ast.parse(code).body
+    if not any(map(is_guard, statements)): return "it has no `if by_hand(...):`"
+    if not any(map(is_flag_off, statements)): return "it does not set `MEASURE_AGAIN = False`"
+    loose = [s for s in statements
+             if not (is_guard(s) or is_flag_off(s) or isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef)))]
+    return f"line {loose[0].lineno} runs outside `if by_hand(...):`" if loose else None
+
+
 def run_all_problems(notebooks: list[Path]) -> list[str]:
     """One sentence for each cell marked `eval: false` that a learner's "Run all" in JupyterLab would run in earnest
     (Jupyter does not know the flag): such a cell must do its work under `if by_hand(...):` (chapter 25) after
-    `MEASURE_AGAIN = False`, with nothing else but imports, definitions and the flag, unless it is a short benchmark."""
+    `MEASURE_AGAIN = False`, with nothing else but imports and definitions, unless it is a short benchmark."""
     problems = []
     for path in notebooks:
         code_cells = [cell for cell in read_notebook(path)["cells"] if cell["cell_type"] == "code"]
         for number, cell in enumerate(code_cells, 1):
-            text = source(cell)
-            if not re.search(r"^#\|\s*eval:\s*false", text, re.M): continue
-            code = "\n".join(line for line in text.splitlines() if not line.startswith("#|")).strip()
-            if code in BENCHMARKS: continue
-            statements = ast.parse(code).body
-            guarded = [s for s in statements if isinstance(s, ast.If) and isinstance(s.test, ast.Call)
-                       and getattr(s.test.func, "id", None) == "by_hand"]
-            flag_off = any(isinstance(s, ast.Assign) and [getattr(t, "id", None) for t in s.targets] == ["MEASURE_AGAIN"]
-                           and getattr(s.value, "value", None) is False for s in statements)
-            loose = [s for s in statements if s not in guarded and not isinstance(
-                s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.Assign) if flag_off else (ast.Import, ast.ImportFrom))]
-            loose += [s for s in statements if isinstance(s, ast.Assign) and getattr(s.targets[0], "id", None) != "MEASURE_AGAIN"]
-            if not guarded or not flag_off or loose:
-                why = ("it has no `if by_hand(...):`" if not guarded else "it does not set `MEASURE_AGAIN = False`"
-                       if not flag_off else f"line {loose[0].lineno} runs outside `if by_hand(...):`")
-                problems.append(f"{path.name}, code cell {number} (id {cell.get('id')}): marked `eval: false`, so JupyterLab's Run all runs it, and "
-                                f"{why}: guard its work with `if by_hand(what, seconds, MEASURE_AGAIN):` (chapter 25).")
+            code = source(cell)
+            if not re.search(r"^#\|\s*eval:\s*false", code, re.M): continue
+            if "\n".join(line for line in code.splitlines() if not line.startswith("#|")).strip() in BENCHMARKS: continue
+            why = run_all_problem(code)
+            if why: problems.append(f"{path.name}, code cell {number} (id {cell.get('id')}): marked `eval: false`, so "
+                                    f"JupyterLab's Run all runs it, and {why}: guard its work with "
+                                    f"`if by_hand(what, seconds, MEASURE_AGAIN):` (chapter 25).")
     return problems
 
 

@@ -1,4 +1,4 @@
-"tools/check_chapter.py: one chapter's share of the test command; it names a chapter it cannot find, finds the tests of the chapter's module, and fails, naming the cell, when the chapter no longer prints what it stores."
+"tools/check_chapter.py: one chapter's share of the test command; it names a chapter it cannot find, finds the tests of the chapter's module, fails, naming the cell, when the chapter no longer prints what it stores, and with --run-all fails when a learner's Run all in JupyterLab would stop."
 import json
 import shutil
 import subprocess
@@ -61,11 +61,15 @@ def test_a_chapter_that_prints_something_else_fails_naming_the_cell(tmp_path):
     number, cell = next((n, c) for n, c in enumerate(cells, 1) if any(o.get("name") == "stdout" for o in c["outputs"]))
     stream = next(o for o in cell["outputs"] if o.get("name") == "stdout")
     stream["text"] = ["something it no longer prints\n"]
+    # and a cell that holds under nbdev-test only, as a check that asserts IN_TEST's answer would: Run all stops there
+    notebook["cells"].append({"cell_type": "code", "id": "intest", "metadata": {}, "execution_count": None, "outputs": [],
+                              "source": ["import os\n", "assert os.environ.get('IN_TEST') == '1'"]})
     path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
-    done = subprocess.run([sys.executable, "tools/check_chapter.py", "01a"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run([sys.executable, "tools/check_chapter.py", "01a", "--run-all"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"01a_notation.ipynb, code cell {number} (id {cell['id']}): line 1: stored 'something it no longer prints'" in done.stderr
     summary = done.stdout.split("the check's steps")[1].splitlines()[1:]
-    assert [line.split()[0] for line in summary] == ["passed", "passed", "FAILED", "passed"]
+    assert [line.split()[0] for line in summary] == ["passed", "passed", "FAILED", "passed", "FAILED"]
     assert summary[1].endswith("chapter 01a_notation") and summary[3].endswith("tests: tests/test_notation.py")
+    assert "a learner's Run all" in summary[4] and "AssertionError" in done.stdout + done.stderr

@@ -5,7 +5,10 @@ fifteen. It does for the chapter what tools/test.sh does for all of them, in the
 2. the chapter top to bottom in a copy of nbs/ (`nbdev-test --save`, one torch thread, as the test command runs it);
 3. what it printed against what nbs/ stores (tools/check_outputs.py: the docs site shows the stored text);
 4. the tests of the chapter's module, on every core: tests/test_MODULE.py where there is one, else the test files that
-   import the module (a chapter that exports no module has none; `--tests` names test files to run instead).
+   import the module (a chapter that exports no module has none; `--tests` names test files to run instead);
+5. with `--run-all`, the chapter as a learner's "Run all" in JupyterLab runs it: every code cell in order, those
+   marked `eval: false` too (Jupyter does not know nbdev's flags), and not under nbdev-test (no `IN_TEST`), so the
+   long cells skip themselves (`long_cell`) and the measurements made by hand say they were not run (`by_hand`).
 
 Cells and tests marked `slow` are skipped unless `--slow` is given. It ends with one line per step (its time, and
 whether it passed) and exits 1 if one failed; a chapter or test file that does not exist is named in one sentence
@@ -14,6 +17,7 @@ whether it passed) and exits 1 if one failed; a chapter or test file that does n
     python tools/check_chapter.py 05                  # nbs/05_first_loop.ipynb and tests/test_first_loop.py
     python tools/check_chapter.py 10a --slow          # with the slow cells and tests
     python tools/check_chapter.py 10 --tests tests/test_training.py
+    python tools/check_chapter.py 11c --run-all       # and as JupyterLab's Run all would
 """
 import argparse
 import os
@@ -61,21 +65,27 @@ def run_folder(notebook: Path) -> Path:
     return WORK / f"check-{notebook.stem}"
 
 
-def step(name: str, command: list[str], env: dict | None = None) -> tuple[str, float, bool]:
+def step(name: str, command: list[str], env: dict | None = None, unset: tuple[str, ...] = ()) -> tuple[str, float, bool]:
     "Run one step's command from the repository root, its output shown as it comes: (name, seconds, passed)."
     print(f"== {name}", flush=True)
     start = time.perf_counter()
-    passed = subprocess.run(command, cwd=ROOT, env={**os.environ, **(env or {})}).returncode == 0
+    environment = {k: v for k, v in {**os.environ, **(env or {})}.items() if k not in unset}
+    passed = subprocess.run(command, cwd=ROOT, env=environment).returncode == 0
     return name, time.perf_counter() - start, passed
+
+
+def fresh_copy(folder: Path) -> Path:
+    "`folder`, emptied, with a copy of nbs/ in it (and README.md beside it: chapter 12 reads ../README.md)."
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(NBS, folder / "nbs")
+    shutil.copy(ROOT / "README.md", folder)
+    return folder
 
 
 def run_chapter(notebook: Path, slow: bool) -> tuple[str, float, bool]:
     """Step 2: the chapter in a fresh copy of nbs/ (a folder of its own: two chapters can be checked at once), on one
     torch thread at its start, as tools/test.sh runs it."""
-    work = run_folder(notebook)
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(NBS, work / "nbs")
-    shutil.copy(ROOT / "README.md", work)  # chapter 12 reads ../README.md
+    work = fresh_copy(run_folder(notebook))
     startup = work / "ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True)
     shutil.copy(ROOT / "tools" / "fresh_kernel.py", startup)
@@ -101,8 +111,16 @@ def run_tests(files: list[Path], slow: bool) -> list[tuple[str, float, bool]]:
     return results
 
 
-def check_chapter(notebook: Path, tests: list[Path], slow: bool) -> int:
-    "The four steps; a line for each at the end; 0 if all passed, else 1."
+def learner_run_all(notebook: Path) -> tuple[str, float, bool]:
+    "Step 5: the chapter in a copy of nbs/ of its own, every code cell in order in a plain kernel (nbconvert), as JupyterLab's Run all."
+    work = fresh_copy(run_folder(notebook) / "run-all")
+    command = ["jupyter", "nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=3600",
+               "--output-dir", str(work / "ran"), str(work / "nbs" / notebook.name)]
+    return step("a learner's Run all (every cell, eval: false ones too)", command, unset=("IN_TEST", "SANTORINI_LONG_CELLS"))
+
+
+def check_chapter(notebook: Path, tests: list[Path], slow: bool, run_all: bool = False) -> int:
+    "The steps; a line for each at the end; 0 if all passed, else 1."
     bin_dir = Path(sys.executable).parent  # nbdev's commands beside this Python (.venv/bin)
     os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
     results = [step("nbdev-export and nbdev-clean", ["sh", "-c", f"nbdev-export && nbdev-clean --fname {shlex.quote(str(notebook))}"])]
@@ -112,6 +130,7 @@ def check_chapter(notebook: Path, tests: list[Path], slow: bool) -> int:
                                                str(run_folder(notebook) / "nbs" / notebook.name)]))
     if tests: results += run_tests(tests, slow)
     else: print(f"== no tests: {notebook.name} exports no module with tests of its own (name some with --tests)")
+    if run_all: results.append(learner_run_all(notebook))
     print(f"\n== {notebook.stem}: the check's steps")
     for name, seconds, passed in results:
         print(f"  {'passed' if passed else 'FAILED':6}  {seconds:6.1f} s  {name}")
@@ -124,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("chapter", help="the chapter: its key (05, 10a) or its file name")
     parser.add_argument("--slow", action="store_true", help="also the cells and tests marked slow")
     parser.add_argument("--tests", nargs="+", metavar="FILE", help="these test files instead of the module's")
+    parser.add_argument("--run-all", action="store_true", help="also run the chapter as JupyterLab's Run all does")
     args = parser.parse_args(argv)
     try:
         notebook = find_chapter(args.chapter)
@@ -135,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"check_chapter: --tests: not a test file in tests/: {', '.join(map(str, missing))}", file=sys.stderr)
         return 2
-    return check_chapter(notebook, tests, args.slow)
+    return check_chapter(notebook, tests, args.slow, args.run_all)
 
 
 if __name__ == "__main__":

@@ -49,8 +49,6 @@ def test_a_measurement_that_run_all_would_run_is_named(monkeypatch, tmp_path):
     assert "(id loose)" in problems[2] and "line 3 runs outside" in problems[2]
 
 
-
-
 def test_every_measurement_cell_run_as_run_all_reaches_it_only_says_what_it_skipped(capsys, monkeypatch, tmp_path):
     "Each `eval: false` cell as JupyterLab's Run all runs it: its imports work, its guard prints one line, nothing is written."
     monkeypatch.chdir(tmp_path)  # a cell that did its work would write data/ here

@@ -52,13 +52,10 @@ def test_a_measurement_that_run_all_would_run_is_named(monkeypatch, tmp_path):
 def test_every_measurement_cell_run_as_run_all_reaches_it_only_says_what_it_skipped(capsys, monkeypatch, tmp_path):
     "Each `eval: false` cell as JupyterLab's Run all runs it: its imports work, its guard prints one line, nothing is written."
     monkeypatch.chdir(tmp_path)  # a cell that did its work would write data/ here
-    cells = [(path.name, chapter_times.source(cell)) for path in sorted((chapter_times.ROOT / "nbs").glob("*.ipynb"))
-             for cell in chapter_times.read_notebook(path)["cells"]
-             if cell["cell_type"] == "code" and "#| eval: false" in chapter_times.source(cell)
-             and "by_hand(" in chapter_times.source(cell)]
+    cells = chapter_times.measurement_cells(sorted((chapter_times.ROOT / "nbs").glob("*.ipynb")))
     assert len(cells) >= 7, cells  # 03b, 09a, 10b (two), 11b, 11c and 12 in 2026-12
-    for name, code in cells:
-        exec(compile(code, name, "exec"), {})
+    for path, number, cell in cells:
+        exec(compile(chapter_times.source(cell), f"{path.name}, code cell {number}", "exec"), {})
         printed = capsys.readouterr().out.splitlines()
-        assert len(printed) == 1 and printed[0].startswith("not run: "), (name, printed)
+        assert len(printed) == 1 and printed[0].startswith("not run: "), (path.name, number, printed)
     assert list(tmp_path.iterdir()) == []

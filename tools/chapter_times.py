@@ -203,21 +203,29 @@ def run_all_problem(code: str) -> str | None:
     return f"line {loose[0].lineno} runs outside `if by_hand(...):`" if loose else None
 
 
-def run_all_problems(notebooks: list[Path]) -> list[str]:
-    """One sentence for each cell marked `eval: false` that a learner's "Run all" in JupyterLab would run in earnest
-    (Jupyter does not know the flag): such a cell must do its work under `if by_hand(...):` (chapter 25) after
-    `MEASURE_AGAIN = False`, with nothing else but imports and definitions, unless it is a short benchmark."""
-    problems = []
+def measurement_cells(notebooks: list[Path]) -> list[tuple[Path, int, dict]]:
+    "(chapter, code cell number, cell) of each cell marked `eval: false` but the short benchmarks (BENCHMARKS)."
+    found = []
     for path in notebooks:
         code_cells = [cell for cell in read_notebook(path)["cells"] if cell["cell_type"] == "code"]
         for number, cell in enumerate(code_cells, 1):
             code = source(cell)
             if not re.search(r"^#\|\s*eval:\s*false", code, re.M): continue
             if "\n".join(line for line in code.splitlines() if not line.startswith("#|")).strip() in BENCHMARKS: continue
-            why = run_all_problem(code)
-            if why: problems.append(f"{path.name}, code cell {number} (id {cell.get('id')}): marked `eval: false`, so "
-                                    f"JupyterLab's Run all runs it, and {why}: guard its work with "
-                                    f"`if by_hand(what, seconds, MEASURE_AGAIN):` (chapter 25).")
+            found.append((path, number, cell))
+    return found
+
+
+def run_all_problems(notebooks: list[Path]) -> list[str]:
+    """One sentence for each cell marked `eval: false` that a learner's "Run all" in JupyterLab would run in earnest
+    (Jupyter does not know the flag): such a cell must do its work under `if by_hand(...):` (chapter 25) after
+    `MEASURE_AGAIN = False`, with nothing else but imports and definitions, unless it is a short benchmark."""
+    problems = []
+    for path, number, cell in measurement_cells(notebooks):
+        why = run_all_problem(source(cell))
+        if why: problems.append(f"{path.name}, code cell {number} (id {cell.get('id')}): marked `eval: false`, so "
+                                f"JupyterLab's Run all runs it, and {why}: guard its work with "
+                                f"`if by_hand(what, seconds, MEASURE_AGAIN):` (chapter 25).")
     return problems
 
 

@@ -1647,7 +1647,7 @@ def _god_value_hints(players: list[int], winner: int | None, expected: list[floa
 def check_god_value_targets(fn: Callable[[list, int | None], list]) -> bool:
     """Check `fn(players, winner) -> targets`: for each decision of a finished god game (`players[k]`, 0 or 1, the
     player to move at decision k; `winner` 0 or 1, or None for a game stopped by its length), +1 if that player won, -1
-    if not, 0 throughout a draw: the result column of chapter 06's `GameRecord`, which the loop's training examples
+    if not, 0 throughout a draw: the result column of chapter 21a's `GameRecord`, which the loop's training examples
     take. On 36 seeded random games of random match-ups, mid-turn decisions and draws among them."""
     def body(fn):
         games = _random_god_games(36, seed=7)
@@ -1700,7 +1700,7 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
     """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
     them) with which the player to move wins at once, in any order, against `god_apply(state, turn).won`, the wins
     chapter 11b's α-β finds at depth 1: on positions where a power wins (Pan's drop, Artemis's second step, Apollo's
-    swap, Minotaur's push) or forbids (Athena's mark), and on random positions of several match-ups."""
+    swap, Minotaur's climb by a push) or forbids (Athena's mark), and on random positions of several match-ups."""
     def body(fn):
         states = _win_positions()
         for i, state in enumerate(states):

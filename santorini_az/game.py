@@ -229,8 +229,9 @@ State._repr_svg_ = board_svg
 
 # %% ../nbs/01_game.ipynb #5796b223
 def perft(state: State, depth: int, legal=legal_actions, play=apply) -> int:
-    """The number of action sequences of length `depth` from `state` (a finished game ends a sequence early), by the
-    rules `legal(state)` and `play(state, action)` (chapter 01b counts god turns with its own)."""
+    """The number of action sequences of length `depth` from `state` (one that reaches a finished game sooner counts
+    0: a finished game has no legal actions), by the rules `legal(state)` and `play(state, action)` (chapter 01b counts
+    god turns with its own)."""
     if depth == 0: return 1
     actions = legal(state)
     if depth == 1: return len(actions)

@@ -29,7 +29,7 @@ class SelfPlayConfig(SearchConfig):
     dirichlet_fraction: float = 0.25  # root noise on: explore
     temperature_plies: int = 8  # 4 placements + the first 4 moves drawn in proportion to the visits
     games: int = 64  # games per self-play stage
-    games_in_flight: int = 256  # games searched at once (one network batch), over all workers
+    games_in_flight: int = 256  # games searched at once (at most `games`), split over the workers: a batch each
     resign_threshold: float = -0.9  # a player "would resign" when its root value drops below this (measured only)
     random_placements: float = 0.0  # share of games that start from a random placement of the four workers
 

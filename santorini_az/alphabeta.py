@@ -546,6 +546,13 @@ class AlphaBeta(TableSearch):
                             int(t.search.stats[SELDEPTH]))
 
 # %% ../nbs/11_alphabeta.ipynb #0f399a48
+def _is_brain_entry(fields: list[str]) -> bool:
+    "Is this line's `fields` a brain entry: a position, then its depth, score and action as integers?"
+    if len(fields) != 4 or not all(f.lstrip("-").isdigit() for f in fields[1:]): return False
+    try: parse_position(fields[0])
+    except ValueError: return False
+    return True
+
 class Brain:
     "A permanent brain: positions whose score jumped between iterations, kept in a text file across runs."
 
@@ -553,11 +560,17 @@ class Brain:
         self.path, self.margin = Path(path), margin
         self.entries: dict[str, tuple[int, int, int]] = {}  # position -> (depth, score, action index)
         self.changed = False
-        if self.path.exists():
-            for line in self.path.read_text().splitlines():
+        if self.path.exists():  # a file that is not a brain is refused: `save` would replace it whole
+            try: lines = self.path.read_text().splitlines()
+            except (OSError, UnicodeDecodeError) as e:
+                raise ValueError(f"cannot read {self.path} as a brain: {e}") from None
+            for number, line in enumerate(lines, 1):
                 fields = line.split()
-                if len(fields) == 4 and all(f.lstrip("-").isdigit() for f in fields[1:]):
-                    self.entries[fields[0]] = (int(fields[1]), int(fields[2]), int(fields[3]))
+                if not fields: continue
+                if not _is_brain_entry(fields):
+                    raise ValueError(f"{self.path}, line {number}, is not a brain entry (position depth score action): "
+                                     "not using the file, which saving would replace")
+                self.entries[fields[0]] = (int(fields[1]), int(fields[2]), int(fields[3]))
 
     def add(self, state: State, depth: int, score: int, action: int) -> None:
         "Remember the search result of `state` (a deeper one replaces a shallower one)."

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine import SelfPlay, receive
+from .engine import SelfPlay, receive, tree_bytes
 from .evaluator import uniform_evaluator
 from .game import random_openings
 from .mcts import SearchConfig
@@ -38,7 +38,7 @@ class BenchConfig:
     sims: int = 200  # simulations per move
     workers: int = 0  # worker processes; 0 = one per core
     threads: int = 0  # torch threads per worker; 0 = cores / workers
-    seconds: float = 20.0  # length of each of the two measurements
+    seconds: float = 20.0  # length of each of the three measurements
     warmup: float = 10.0  # seconds of self-play before measuring
     checkpoint: str | None = None
     seed: int = 0
@@ -65,6 +65,11 @@ class BenchConfig:
         if self.cuda_graphs and self.compile: raise ValueError("--compile and --cuda-graphs: choose one")
         if self.precision == "int8" and self.backend != "onnxruntime":
             raise ValueError("int8 is onnxruntime's static quantization (chapter 31): add --backend onnxruntime")
+        need = tree_bytes(SearchConfig(simulations=self.sims).nodes, self.games)
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        if need > 0.75 * memory:  # the workers would die making their trees (chapter 24's check_memory, for a run)
+            raise ValueError(f"--sims {self.sims} with --games {self.games} needs {need / 2**30:.0f} GiB for the search "
+                             f"trees, more than this machine can give ({memory / 2**30:.0f} GiB): lower one of them")
 
     def factory(self):
         "The picklable evaluator factory each worker calls: the torch network, or its ONNX export."
@@ -86,7 +91,7 @@ def plies_before(state) -> int:
     return sum(len(w) for w in state.workers) + sum(state.heights)
 
 def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
-    "One worker: warm up, time the network alone, then time self-play; send the counts to `queue`."
+    "One worker: warm up, time the network alone, then self-play, then the trees alone; send the counts to `queue`."
     try:
         evaluate = config.factory()()
         slots = max(1, config.games // config.workers)

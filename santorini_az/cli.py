@@ -230,11 +230,12 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the
              seed: int = typer.Option(0, min=0, help="Random seed."),
              workers: int = _ENGINE_WORKERS,
              backend: str = _PLAYER_BACKEND,
-             quiet: bool = _NO_PROGRESS_BAR):
+             quiet: bool = _NO_PROGRESS_BAR,
+             force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
-    try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers, backend)
+    try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers, backend, replace=force)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
@@ -271,10 +272,11 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()
 def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors)."),
-           out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write.")):
+           out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write."),
+           force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."
     from santorini_az.export import export_command
-    try: metadata = export_command(checkpoint, out)
+    try: metadata = export_command(checkpoint, out, replace=force)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{out}: {metadata['net']} network, checkpoint {metadata['checkpoint']}")
 

@@ -1,4 +1,4 @@
-"""`santorini_az train --ray ADDRESS`: self-play, the arena and the reference matches played by actors across a Ray cluster, the learner and the run directory on the head; an actor that dies has its games played again.
+"""`santorini_az train --ray ADDRESS`: self-play, the holdout games and the matches between searches (the arena, the uniform MCTS among the references) played by actors across a Ray cluster, the learner, the run directory and the matches against players that do not search on the head; an actor that dies has its games played again.
 
 Docs: https://santorini-az.github.io/santorini_az/cluster.html.md"""
 

@@ -98,7 +98,8 @@ def preset(name: str) -> RunConfig:
                                                  full_search_share=0.25, fast_simulations=32),
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=4, time_share=0.05, outside_share=0.14))
-    if name == "gpu":  # ten minutes on one CUDA GPU and the cores beside it; sized on an H100/H200 with 16 cores (chapter 10)
+    if name == "gpu":  # ten minutes on one CUDA GPU and its cores (a 9-minute plan and the start); sized on an
+        # H100/H200 with 16 cores (chapter 10)
         # each worker's batch of leaves is a small, latency-bound GPU call, replayed as a CUDA graph (self-play 1.5x the
         # plain calls: 567k simulations/s for 64x6 on 8 workers, H200); iterations of 768 games give 16 generations
         return RunConfig(name="gpu", preset="gpu", iterations=0, hours=0.15, channels=64, blocks=6,
@@ -228,6 +229,8 @@ def check_device(config: RunConfig) -> None:
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
     check_settings(config)
+    if not config.name or config.name in (".", "..") or any(c in config.name for c in "/\\"):
+        raise ValueError(f"setting 'name' must be a folder name (the run goes to runs/NAME), got {config.name!r}")
     if config.iterations == 0 and not config.hours:
         raise ValueError("setting 'iterations'=0 fills a time budget: give 'hours' too (or a number of iterations)")
     if config.selfplay.fast_simulations > config.selfplay.simulations:
@@ -297,7 +300,9 @@ def config_from_dict(data: dict, base: RunConfig | None = None) -> RunConfig:
     return _merge(base or RunConfig(), data, "")
 
 def _merge(obj, data: dict, prefix: str):
-    if not isinstance(data, dict): raise ValueError(f"{prefix or 'config'} must be a JSON object")
+    if not isinstance(data, dict):
+        raise ValueError(f"setting {prefix[:-1]!r} must be a JSON object of its settings" if prefix
+                         else "a config must be a JSON object of settings")
     known = {f.name: f for f in fields(obj)}
     changes = {}
     for key, value in data.items():
@@ -325,14 +330,15 @@ def _coerce(value, current, name):
 
 def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
     "`config` with `key=value` overrides applied (dotted keys, or unambiguous bare field names)."
-    keys = list(settings(config))
+    current = settings(config)
+    keys = list(current)
     for text in overrides:
         if "=" not in text: raise ValueError(f"override {text!r} must look like key=value")
         key, raw = (s.strip() for s in text.split("=", 1))
         matches = [k for k in keys if k == key] or [k for k in keys if k.split(".")[-1] == key]
         if not matches: raise ValueError(f"unknown setting {key!r}; settings are: {', '.join(keys)}")
         if len(matches) > 1: raise ValueError(f"setting {key!r} is ambiguous: use one of {', '.join(matches)}")
-        try: value = json.loads(raw)
+        try: value = raw if isinstance(current[matches[0]], str) else json.loads(raw)  # name=2024 is a name
         except json.JSONDecodeError: value = raw
         data: Any = value
         for part in reversed(matches[0].split(".")): data = {part: data}

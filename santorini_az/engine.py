@@ -454,7 +454,7 @@ class GumbelSettings(NamedTuple):
     c_visit    float                sigma(q) = (c_visit + max N) * c_scale * q ...
     c_scale    float                ... (`SearchConfig.c_visit`, `SearchConfig.c_scale`)
     schedules  [2, M + 1, P, 2] int32  [0 full / 1 fast search, m]: `halving_schedule(m, budget)`, zero-padded
-    improved_value  bool            record Σ π'(a) q̂(a) as the root value (`SearchConfig.gumbel_value="improved"`)
+    improved_value  bool            record Σ π'(a) Q(a) as the root value (`SearchConfig.gumbel_value="improved"`)
     """
     actions: int
     c_visit: float
@@ -797,7 +797,7 @@ def log_root(tree, games, g, c_puct, forced_k, gumbel) -> None:
         policy = np.zeros(games.log_policy.shape[2])  # float64, as chapter 3 computes it
         improved_policy(tree, g, gumbel.c_visit, gumbel.c_scale, policy)
         games.log_policy[g, ply] = policy
-        if gumbel.improved_value: games.log_value[g, ply] = improved_value(tree, g, policy)  # ... or Σ π'(a) q̂(a)
+        if gumbel.improved_value: games.log_value[g, ply] = improved_value(tree, g, policy)  # ... or Σ π'(a) Q(a)
     else:
         for k in range(count):
             share = visits[k] / total_visits if total_visits > 0 else tree.edge_prior[g, first + k]

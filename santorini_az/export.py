@@ -180,9 +180,9 @@ def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarr
             "value_max": float(value_difference.max()), "value_mean": float(value_difference.mean())}
 
 # %% ../nbs/31_export.ipynb #ff5203fb
-def export_command(checkpoint: str | Path, out: str | Path) -> dict[str, str]:
-    "Export `checkpoint` to the ONNX file `out` and return the file's metadata (the CLI prints it)."
+def export_command(checkpoint: str | Path, out: str | Path, replace: bool = False) -> dict[str, str]:
+    "Export `checkpoint` to the ONNX file `out` (an existing one only if `replace`); return the file's metadata."
     out = Path(out)
     if not out.parent.is_dir(): raise ExportError(f"the folder {out.parent} does not exist")
-    check_destination(out)  # before the export, which would meet the same refusal at the end
+    check_destination(out, replace)  # before the export, which would meet the same refusal at the end
     return onnx_metadata(export_onnx(checkpoint, out))

@@ -48,12 +48,13 @@ def _exists(path: Path) -> bool:
     except OSError: return False
     return True
 
-def check_destination(path: Path | str) -> Path:
-    "`path`, if `atomic_path` could write it; else a ValueError that names it and says why not."
+def check_destination(path: Path | str, replace: bool = True) -> Path:
+    "`path`, if `atomic_path` could write it (and, unless `replace`, nothing is there); else a ValueError saying why."
     path = Path(path)
     if _exists(path):
         if not path.is_file(): raise ValueError(f"{path} exists and is not a regular file: not replacing it")
-        folder, new_names = path.parent, ()
+        if not replace: raise ValueError(f"{path} already exists: not replacing it (--force replaces it)")
+        folder, new_names = path.parent, (path.name,)  # the temporary file's name grows from it
     else:
         folder = next(p for p in path.parents if _exists(p))  # the nearest folder that exists: the rest is made
         new_names = path.relative_to(folder).parts

@@ -52,7 +52,7 @@ class SearchConfig:
     gumbel_noise: str = "every_ply"  # compiled self-play with Gumbel: draws at every root (the paper), or "opening":
                                      # only for the first `temperature_plies` actions, then g = 0 (no randomness left)
     gumbel_value: str = "root_mean"  # the root value a Gumbel search records for self-play: the mean of every value
-                                     # backed up (as PUCT), or "improved": Σ π'(a) q̂(a) (see `improved_value`)
+                                     # backed up (as PUCT), or "improved": Σ π'(a) Q(a) (see `improved_value`)
 
     @property
     def nodes(self) -> int: return self.max_nodes or 4 * self.simulations + 2
@@ -458,7 +458,7 @@ class GumbelRoot:
 
 # %% ../nbs/03_mcts.ipynb #76888243
 def improved_value(node: Node, config: SearchConfig | None = None) -> float:
-    "Σ π'(a) q̂(a) over the edges of the expanded `node`: completed Q weighted by the improved policy, for its player."
+    "Σ π'(a) Q(a) over the edges of the expanded `node`: completed Q weighted by the improved policy, for its player."
     policy, total = improved_policy(node, config), 0.0
     for action, q in zip(node.actions, completed_q(node)): total += policy[action] * q  # left to right, as chapter 6
     return total

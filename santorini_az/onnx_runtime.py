@@ -93,7 +93,16 @@ def made_from(path: Path, suffix: str) -> Path:
         return cache / (path.stem + suffix)
     return path.with_suffix(suffix)
 
-def _stale(made: Path, source: Path) -> bool: return not made.exists() or made.stat().st_mtime < source.stat().st_mtime
+def _stale(made: Path, source: Path) -> bool:
+    """Is `made` missing, or older than `source` and ours to make again? An older file that this package did not write
+    (a user's own NAME.onnx, say) is refused rather than replaced."""
+    if not made.exists(): return True
+    if made.stat().st_mtime >= source.stat().st_mtime: return False
+    try: onnx_metadata(made)
+    except ExportError:
+        raise ExportError(f"{made} is in the way of {source}'s export and is not one of ours: not replacing it "
+                          "(move it, or export elsewhere with santorini_az export)") from None
+    return True
 
 def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> OnnxFactory:
     """An `OnnxFactory` for an ONNX file, or for a checkpoint (exported once, to CHECKPOINT.onnx beside it); with

@@ -114,9 +114,11 @@ def run_god_match(first: str, second: str, gods: str = "all", openings: int = 50
 
 # %% ../nbs/27_play.ipynb #00ebbed9
 def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64, seed: int = 0,
-                   progress: Progress | None = None, workers: int = 1, backend: str = "torch") -> dict:
-    "Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz)."
-    progress, out = progress or Progress(), check_destination(out)  # before the games, not after them
+                   progress: Progress | None = None, workers: int = 1, backend: str = "torch",
+                   replace: bool = False) -> dict:
+    """Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz); an
+    `out` that exists is refused unless `replace`."""
+    progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
     factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)
     with progress.task("self-play games", games) as advance:

@@ -40,11 +40,11 @@ from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'checkpoint_evaluator',
-           'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher',
-           'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'winner_of', 'play_move_text', 'info_line',
-           'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineProcess',
-           'EngineMatch', 'play_game', 'play_match', 'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'STARTUP_SECONDS',
+           'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher',
+           'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'winner_of', 'play_move_text',
+           'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher', 'engine_command',
+           'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -366,7 +366,8 @@ def check_brain(value: str) -> None:
     path = Path(value)
     if path.is_dir(): raise ProtocolError(f"Brain {value!r} is a folder: give a file (made if it does not exist)")
     if not path.parent.is_dir(): raise ProtocolError(f"Brain {value!r}: there is no folder {str(path.parent)!r} to keep it in")
-    Brain(path)  # reads it now, so that a file that cannot be read is refused here
+    try: Brain(path)  # reads it now, so that a file that cannot be read, or is no brain, is refused here
+    except ValueError as e: raise ProtocolError(f"Brain {value!r}: {e}") from None
 
 # %% ../nbs/30_protocol.ipynb #eb28edaf
 def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
@@ -505,6 +506,11 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
     session.handle("quit")
 
 # %% ../nbs/30_protocol.ipynb #0c84f0a3
+STARTUP_SECONDS = 120  # to start and get ready (isready compiles the α-β the first time), whatever a move's limit
+
+class EngineTimeout(ProtocolError):
+    "An engine sent no answer in time; it may still be searching."
+
 class EngineProcess:
     "A protocol engine in a subprocess: `send` a command, `expect` an answer line, with timeouts."
 
@@ -522,10 +528,10 @@ class EngineProcess:
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.send("uci")
-        self.expect("uciok")
+        self.expect("uciok", STARTUP_SECONDS)
         for name, value in (options or {}).items(): self.send(f"setoption name {name} value {value}")
         self.send("isready")
-        self.expect("readyok", errors=True)
+        self.expect("readyok", STARTUP_SECONDS, errors=True)
 
     def _read(self):
         for line in self.process.stdout: self.lines.put(line.rstrip("\n"))
@@ -542,10 +548,15 @@ class EngineProcess:
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             try: line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty: raise ProtocolError(f"engine {self.name!r} sent no '{prefix}' in time") from None
+            except queue.Empty: raise EngineTimeout(f"engine {self.name!r} sent no '{prefix}' in time") from None
             if line is None: raise ProtocolError(f"engine {self.name!r} exited")
             if errors and line.startswith("info string error"): raise ProtocolError(f"engine {self.name!r}: {line}")
             if line.split()[:1] == prefix.split()[:1]: return line
+
+    def settle(self, timeout: float = 10) -> None:
+        "Stop a search that ran out of time and drop its late `bestmove`, so that the next game reads its own answers."
+        self.send("stop")
+        self.expect("bestmove", timeout)  # an engine that ignores stop too ends the match: EngineTimeout
 
     def close(self) -> None:
         "Ask the engine to quit; kill it if it does not within 5 seconds."
@@ -587,6 +598,9 @@ def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
         engines[p].send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
         engines[p].send(f"go {go[p]}")
         try: text = engines[p].expect("bestmove").split()[1]
+        except EngineTimeout as e:
+            engines[p].settle()
+            return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
         except (ProtocolError, IndexError) as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
         try: state = play_move_text(state, text)
         except NotationError as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
@@ -622,6 +636,11 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
     finally:
         for engine in engines: engine.close()
 
+def _movetime(go: str) -> int:
+    "The milliseconds a `go` command's movetime gives (0: none)."
+    tokens = go.split()
+    return int(tokens[tokens.index("movetime") + 1]) if "movetime" in tokens else 0
+
 def _options(pairs: Sequence[str]) -> dict:
     "{'Name': 'value'} from ['Name=value', ...]."
     if any("=" not in p for p in pairs): raise ProtocolError(f"engine options are Name=value, got {list(pairs)}")
@@ -640,7 +659,9 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
     if go_second is not None:
         try: _parse_go(go_second.split())
         except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
-    match = play_match(first, second, openings, budgets[0] if budgets else "depth 2", go_second,
-                       _options(options_first), _options(options_second), seed=seed, echo=print, gods=gods)
+    go = budgets[0] if budgets else "depth 2"
+    longest = max(_movetime(go), _movetime(go_second or go))  # a move may take its budget and a minute more
+    match = play_match(first, second, openings, go, go_second, _options(options_first), _options(options_second),
+                       seed=seed, move_timeout=60 + longest / 1000, echo=print, gods=gods)
     print(match.summary())
     return match

@@ -12,12 +12,14 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .config import ArenaConfig, config_from_dict
 from .files import atomic_write_bytes
-from .rundir import RunDirectory, Record, measuring_share
+from .rundir import RunDirectory, Record, RunError, measuring_share
 
 # %% auto #0
-__all__ = ['PANELS', 'series', 'legend_above', 'plot_losses', 'plot_arena', 'plot_references', 'plot_elo', 'plot_puzzles',
-           'plot_speed', 'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure', 'write_report']
+__all__ = ['PANELS', 'series', 'legend_above', 'plot_losses', 'gate_line', 'plot_arena', 'plot_references', 'plot_elo',
+           'plot_puzzles', 'plot_speed', 'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure',
+           'run_arena', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -45,9 +47,15 @@ def plot_losses(ax, records):
     ax.set(title="losses", xlabel="iteration", ylabel="loss")
     legend_above(ax, ncol=2)
 
-def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
-    """Each candidate's score against its champion with its 95% interval; promotions stand out. Beyond `many`
-    iterations a line shows the score pooled over recent iterations, and a band one match's interval (their mean)."""
+def gate_line(arena: ArenaConfig) -> tuple[float, str]:
+    "The arena panel's line for the run's gate, and its label: the fixed gate's threshold, or the sequential one's target."
+    if arena.gate == "fixed": return arena.promote_threshold, f"gate {arena.promote_threshold:.0%}"
+    return arena.gate_target, f"sequential gate's target {arena.gate_target:.0%}"
+
+def plot_arena(ax, records, gate: tuple[float, str] = gate_line(ArenaConfig()), many: int = 30):
+    """Each candidate's score against its champion with its 95% interval; promotions stand out; `gate`: the line of
+    `gate_line`. Beyond `many` iterations a line shows the score pooled over recent iterations, and a band one
+    match's interval (their mean)."""
     x, score = series(records, "arena", "score")
     if len(x):
         _, low = series(records, "arena", "ci_low"); _, high = series(records, "arena", "ci_high")
@@ -73,7 +81,7 @@ def plot_arena(ax, records, threshold: float = 0.55, many: int = 30):
                     label=f"pooled, last {window} iterations")
         ax.scatter(x[promoted], score[promoted], s=45 if len(x) <= many else 22, marker="^", color="tab:green",
                    zorder=4, label=f"promoted ({promoted.sum()} of {len(x)})")
-    ax.axhline(threshold, color="grey", ls=":", label=f"gate {threshold:.0%}")
+    ax.axhline(gate[0], color="grey", ls=":", label=gate[1])
     ax.set(title="arena: candidate vs champion", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05))
     ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
     legend_above(ax, ncol=2, room=0.45, fontsize=7)  # up to three rows of long labels
@@ -95,7 +103,8 @@ def plot_elo(ax, records):
             if not name.startswith("iter-"):
                 ax.axhline(rating, ls=":", color="grey")
                 ax.text(0.01, rating, name, transform=ax.get_yaxis_transform(), fontsize=8, va="bottom")
-    ax.set(title="Elo (random = 0)", xlabel="iteration", ylabel="Elo")
+    anchor = next((name for name, rating in tables[-1].items() if rating == 0), None) if tables else None
+    ax.set(title=f"Elo ({anchor} = 0)" if anchor else "Elo", xlabel="iteration", ylabel="Elo")  # random, or uniform
 
 def plot_puzzles(ax, records):
     "The policy's accuracy on the solved positions of chapter 9a, per kind (runs made before them have none)."
@@ -148,28 +157,35 @@ def plot_time(ax, records):
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
           "speed": plot_speed, "puzzles": plot_puzzles, "time": plot_time}
 
-def draw_panel(ax, name: str, records: list[Record]) -> None:
-    "Draw panel `name` of `records` on `ax`; iterations are whole numbers, so their axis ticks are too."
-    PANELS[name](ax, records)
+def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None = None) -> None:
+    """Draw panel `name` of `records` on `ax` (the arena panel with the gate of the run's `arena` settings, if given);
+    iterations are whole numbers, so their axis ticks are too."""
+    if name == "arena" and arena is not None: plot_arena(ax, records, gate_line(arena))
+    else: PANELS[name](ax, records)
     if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # "time" has shares across
 
-def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS)):
-    "One figure with the named `panels` (default: every panel), three to a row."
+def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):
+    "One figure with the named `panels` (default: every panel), three to a row; `arena`: the run's arena settings."
     rows = -(-len(panels) // 3)
     fig, axes = plt.subplots(rows, 3, figsize=(13, 3.5 * rows), squeeze=False)
-    for ax, name in zip(axes.flat, panels): draw_panel(ax, name, records)
+    for ax, name in zip(axes.flat, panels): draw_panel(ax, name, records, arena)
     for ax in axes.flat[len(panels):]: ax.axis("off")
     fig.tight_layout()
     return fig
+
+def run_arena(run_dir: Path | str) -> ArenaConfig | None:
+    "The arena settings of the run in `run_dir` (its config.json), or None where they cannot be read."
+    try: return config_from_dict(RunDirectory(run_dir).read_config_dict()).arena
+    except (RunError, ValueError): return None  # a damaged config.json: the report draws the default gate
 
 def write_report(run_dir: Path | str) -> list[Path]:
     "Save the report of the run in `run_dir` as PNG files in `run_dir/report/`; the paths written."
     run = RunDirectory(run_dir)
     if not run.records_path.exists(): raise FileNotFoundError(f"{run.root} has no records.jsonl: is it a run directory?")
-    records = run.records()
-    figures = {"report": report_figure(records)}
+    records, arena = run.records(), run_arena(run_dir)
+    figures = {"report": report_figure(records, arena=arena)}
     for name in PANELS:
-        fig, ax = plt.subplots(figsize=(5, 3.6)); draw_panel(ax, name, records); fig.tight_layout()
+        fig, ax = plt.subplots(figsize=(5, 3.6)); draw_panel(ax, name, records, arena); fig.tight_layout()
         figures[name] = fig
     paths = []
     for name, fig in figures.items():

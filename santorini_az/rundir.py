@@ -137,8 +137,10 @@ def read_run_file(path: Path, load):
         raise RunError(f"cannot read {path}: {type(e).__name__}: {e} (the file is damaged; restore or delete it)") from None
 
 def remove_stale_temporaries(run: RunDirectory) -> list[Path]:
-    "Delete the temporary files (`.NAME.XXXXXXXX.tmp`, see `atomic_path`) a killed writer left in the run; the paths removed."
-    stale = [p for p in run.root.rglob("*" + TEMPORARY_SUFFIX) if p.is_file()]
+    """Delete the temporary files (`.NAME.XXXXXXXX.tmp`, see `atomic_path`) a killed writer of the run left; the paths
+    removed. Only the run's writers' folders: not `report/`, which `santorini_az report` writes without the lock."""
+    stale = [p for p in run.root.rglob(f".*{TEMPORARY_SUFFIX}")
+             if p.is_file() and p.relative_to(run.root).parts[0] != "report"]
     for path in stale: path.unlink()
     return stale
 

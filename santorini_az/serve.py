@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer',
-           'start_server', 'serve_command']
+           'IPv6Server', 'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
@@ -35,7 +36,10 @@ def champion_checkpoint(run_dir: str | Path) -> tuple[int, Path] | None:
     try: record = json.loads(run.champion_path.read_text())
     except FileNotFoundError: return None
     except (OSError, ValueError) as e: raise ServeError(f"{run.champion_path} is unreadable: {e}") from None
-    return int(record["iteration"]), run.root / record["checkpoint"]
+    try: return int(record["iteration"]), run.root / record["checkpoint"]
+    except (KeyError, TypeError, ValueError):  # valid JSON, but not what the run writes
+        raise ServeError(f"{run.champion_path} names no champion (it should hold its \"iteration\" and "
+                         "\"checkpoint\")") from None
 
 # %% ../nbs/32_serve.ipynb #a06bac84
 # The networks the app ships (web/public/models/, chapter 31's exports): the game the run does not train plays these.
@@ -126,6 +130,10 @@ def _check_app(app_dir: Path) -> None:
     if not (app_dir / "index.html").exists():
         raise ServeError(f"no built web app in {app_dir}: run `npm ci && npm run build` in web/ (or bash tools/setup.sh)")
 
+class IPv6Server(ThreadingHTTPServer):
+    "The server for an IPv6 address (`ThreadingHTTPServer` listens on IPv4 addresses only)."
+    address_family = socket.AF_INET6
+
 def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, app_dir: str | Path | None = None) -> RunningServer:
     "Serve the app in `app_dir` and the champion of `run_dir` on `host`:`port` (0: a free port), in a background thread."
     run_dir, app_dir = Path(run_dir), Path(app_dir or DEFAULT_APP)
@@ -133,7 +141,8 @@ def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, ap
     _check_app(app_dir)
     cache_dir = Path(tempfile.mkdtemp(prefix="santorini_az-serve-"))
     handler = type("Handler", (_Handler,), {"models": ChampionModels(run_dir, cache_dir)})
-    try: server = ThreadingHTTPServer((host, port), partial(handler, directory=str(app_dir)))
+    server_class = IPv6Server if ":" in host else ThreadingHTTPServer  # ::1, say
+    try: server = server_class((host, port), partial(handler, directory=str(app_dir)))
     except OSError as e:
         shutil.rmtree(cache_dir, ignore_errors=True)
         raise ServeError(f"cannot listen on {host}:{port}: {e.strerror or e}") from None

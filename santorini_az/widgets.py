@@ -870,13 +870,13 @@ def run_summary(records: list[Record]) -> dict[str, str]:
     return summary
 
 # %% ../nbs/29_widgets.ipynb #c446d3e1
-def report_svg(records: list[Record]) -> str:
-    "The report's figure of `records` as an SVG string (deterministic)."
+def report_svg(records: list[Record], run_dir: Path | None = None) -> str:
+    "The report's figure of `records` as an SVG string (deterministic); `run_dir`: the run whose gate it draws."
     import matplotlib
     import matplotlib.pyplot as plt
-    from santorini_az.report import report_figure
+    from santorini_az.report import report_figure, run_arena
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "santorini_az", "font.size": 9}):
-        fig = report_figure(records)
+        fig = report_figure(records, arena=run_arena(run_dir) if run_dir else None)
         fig.set_size_inches(11, 6)
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
@@ -913,10 +913,11 @@ class TrainingDashboard:
     def to_html(self, records: list[Record] | None = None) -> str:
         records = self.records if records is None else records
         title = f"<b>run {html.escape(self.path.parent.name)}</b>"
-        figure = report_svg(records) if records else f"<p>waiting for {html.escape(str(self.path))}</p>"
+        waiting = f"<p>waiting for {html.escape(str(self.path))}</p>"
+        figure = report_svg(records, self.path.parent) if records else waiting
         return f"<div>{title}{summary_table(run_summary(records))}{figure}</div>"
 
-    def to_svg(self) -> str: return report_svg(self.records)
+    def to_svg(self) -> str: return report_svg(self.records, self.path.parent)
     def _repr_html_(self): return self.to_html()
     def _repr_mimebundle_(self, **kw): return {**self.view._repr_mimebundle_(**kw), "text/html": self.to_html()}
 

@@ -175,6 +175,18 @@ def test_permanent_brain_changes_a_later_search(tmp_path):
     assert AlphaBeta().search(state, depth=2).score == plain.score  # without the file, nothing changed
 
 
+def test_a_file_that_is_not_a_brain_is_refused_and_kept(tmp_path):
+    "Saving a brain replaces its file whole, so a file that holds anything else is refused before it could be."
+    notes = tmp_path / "notes.txt"
+    notes.write_text("0000000000000000000000000/1// 3 10 0\nmy notes\n")
+    with pytest.raises(ValueError, match="notes.txt, line 2, is not a brain entry"):
+        AlphaBeta(AlphaBetaConfig(brain=str(notes)))
+    (tmp_path / "binary").write_bytes(b"\xff\xfe")
+    with pytest.raises(ValueError, match="cannot read .*binary as a brain"):
+        AlphaBeta(AlphaBetaConfig(brain=str(tmp_path / "binary")))
+    assert notes.read_text() == "0000000000000000000000000/1// 3 10 0\nmy notes\n"
+
+
 def test_budgets_and_stop():
     state = random_game_positions(1, seed=2, skip=5)[0]
     result = AlphaBeta().search(state, nodes=20_000)

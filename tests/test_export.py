@@ -165,6 +165,10 @@ def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):
     assert onnx_factory(factory.path) == OnnxFactory(factory.path, 1)
     (tmp_path / "junk.onnx").write_bytes(b"junk")
     with pytest.raises(ExportError): onnx_factory(tmp_path / "junk.onnx")
+    shutil.copy(checkpoint, tmp_path / "junk.safetensors")  # a newer checkpoint beside a file that is not an export
+    with pytest.raises(ExportError, match="junk.onnx is in the way of .*not one of ours"):
+        onnx_factory(tmp_path / "junk.safetensors")
+    assert (tmp_path / "junk.onnx").read_bytes() == b"junk"  # kept
 
 
 def test_a_fresh_process_plays_an_export_without_importing_torch_or_onnx(exported):

@@ -237,6 +237,15 @@ def test_match_between_two_engine_subprocesses():
     assert "score" in match.summary()
 
 
+def test_a_move_out_of_time_forfeits_and_its_late_answer_is_not_read_in_the_next_game():
+    "An engine that runs past the match's clock is stopped; its late bestmove must not become the next game's move."
+    command = shlex.join(ENGINE_ARGS)
+    # the first engine overruns in both games; in the second its stale answer to the first game would come in time
+    match = play_match(command, command, openings=1, go="movetime 2500", go_second="depth 1", move_timeout=2, seed=1)
+    notes = [note for *_, note in match.games]
+    assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time"] * 2, notes
+
+
 @pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])
 def test_isready_prepares_the_engine(engine_name):
     "`isready` makes the searcher and runs it once (α-β compiles then), so the first timed move gets its whole clock."

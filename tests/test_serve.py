@@ -46,6 +46,9 @@ def test_champion_checkpoint(tmp_path):
     assert champion_checkpoint(run) == (2, run / "checkpoints" / "iter-0002.safetensors")
     (run / "champion.json").write_text("{not json")
     with pytest.raises(ServeError, match="champion.json"): champion_checkpoint(run)
+    for text in ("{}", "[1]", '{"iteration": "two", "checkpoint": "x"}'):  # JSON, but no champion record
+        (run / "champion.json").write_text(text)
+        with pytest.raises(ServeError, match="champion.json names no champion"): champion_checkpoint(run)
 
 
 def test_manifest_exports_once_and_reports_failures(tmp_path):
@@ -94,6 +97,14 @@ def test_errors_name_the_culprit(tmp_path, app):
     with start_server(run, app_dir=app) as server:
         port = server.server.server_address[1]
         with pytest.raises(ServeError, match="cannot listen"): start_server(run, port=port, app_dir=app)
+
+
+def test_an_ipv6_address_is_served(tmp_path, app):
+    try: socket.socket(socket.AF_INET6).close()
+    except OSError: pytest.skip("no IPv6 on this machine")
+    with start_server(make_run(tmp_path / "run"), host="::1", app_dir=app) as server:
+        assert server.url.startswith("http://[::1]:")
+        assert b"<title>santorini</title>" in fetch(server.url)[0]
 
 
 def test_serve_command_prints_the_url_and_stops(tmp_path, app):

@@ -454,6 +454,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--precision", "int8"], "add --backend onnxruntime"),
     (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),
     (["train", "--set", "selfplay.simulations=100000"], "for the search trees, more than this machine can give"),
+    (["bench", "--sims", "100000000"], "--sims 100000000 with --games 256 needs"),  # before any worker dies of it
+    (["train", "--set", "name=../elsewhere"], "setting 'name' must be a folder name"),  # runs/NAME, one writer each
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),
     (["train", "--set", "selfplay.games=many"], "expects int"),
@@ -475,6 +477,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["selfplay", "random", "--games", "1", "--out", "g.npz"], "self-play needs a search: give a checkpoint, 'champion' or 'mcts'"),
     (["selfplay", "nope", "--games", "1", "--out", "g.npz"], "no such checkpoint 'nope' (self-play needs a search"),
     (["selfplay", "mcts", "--games", "1", "--out", "/proc/no/games.npz"], "refuses new files"),
+    (["selfplay", "mcts", "--games", "1", "--out", "afile"], "afile already exists: not replacing it (--force"),
+    (["export", str(CHAMPION), "--out", "afile"], "afile already exists: not replacing it (--force"),
     (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null
     (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),
     (["export", "pipe", "--out", "m.onnx"], "pipe is not a regular file"),

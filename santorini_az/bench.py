@@ -221,7 +221,8 @@ def run_bench(config: BenchConfig) -> dict:
     peak = sum(r["peak_memory_mb"] for r in results) + resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     # the arithmetic the network ran: bf16 only where it is native (the workers fell back to fp32 elsewhere); int8 beside fp32
     reference = resolve_precision(config.precision, resolve_device(config.device)) if config.precision == "bf16" else "fp32"
-    matmul = matmul_gflops(config.workers * config.threads, reference, config.device)  # the workers have finished
+    matmul = matmul_gflops(config.workers * config.threads, reference, config.device,  # the workers have finished
+                           min(1.0, config.seconds))
     return dict(network_positions_per_s=round(network, 1), selfplay_sims_per_s=round(simulations, 1),
                 ratio=round(simulations / network, 3),
                 tree_sims_per_s=round(tree, 1), tree_sims_per_s_per_worker=round(tree / config.workers, 1),

@@ -284,7 +284,7 @@ def test_matmul_rate_is_measured_and_leaves_torch_threads_alone():
 def test_bench_compile_path_runs():
     # The --compile path compiles in each worker before timing; check it runs and reports itself.
     from santorini_az.bench import BenchConfig, run_bench
-    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, compile=True))
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=0.3, warmup=0.3, compile=True))
     assert result["compile"] is True and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
 
 
@@ -292,7 +292,7 @@ def test_bench_compile_path_runs():
 def test_bench_onnxruntime_backend_runs():
     # The onnxruntime path exports the (seeded random) network once and times the same layout as torch.
     from santorini_az.bench import BenchConfig, run_bench
-    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime"))
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=0.3, warmup=0.3, backend="onnxruntime"))
     assert result["backend"] == "onnxruntime" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
     # its arithmetic: the 16x1 network's multiply-adds at the rate it ran, beside fp32's matrix multiply
     assert result["network_gflops"] == pytest.approx(2 * result["multiply_adds"] * result["network_positions_per_s"] / 1e9, abs=0.1)
@@ -308,7 +308,7 @@ def test_bench_int8_runs_the_quantized_export():
     # --precision int8 times onnxruntime's static int8 copy of the export, and says so.
     import onnx
     from santorini_az.bench import BenchConfig, run_bench
-    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=1, warmup=1, backend="onnxruntime",
+    result = run_bench(BenchConfig(net="16x1", games=8, sims=8, workers=1, seconds=0.3, warmup=0.3, backend="onnxruntime",
                                    precision="int8"))
     assert result["precision"] == "int8" and result["network_positions_per_s"] > 0 and result["selfplay_sims_per_s"] > 0
     assert any(node.op_type == "QuantizeLinear" for node in onnx.load(result["onnx"]).graph.node)

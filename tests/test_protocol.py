@@ -241,7 +241,7 @@ def test_a_move_out_of_time_forfeits_and_its_late_answer_is_not_read_in_the_next
     "An engine that runs past the match's clock is stopped; its late bestmove must not become the next game's move."
     command = shlex.join(ENGINE_ARGS)
     # the first engine overruns in both games; in the second its stale answer to the first game would come in time
-    match = play_match(command, command, openings=1, go="movetime 2500", go_second="depth 1", move_timeout=2, seed=1)
+    match = play_match(command, command, openings=1, go="movetime 1500", go_second="depth 1", move_timeout=1, seed=1)
     notes = [note for *_, note in match.games]
     assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time"] * 2, notes
 

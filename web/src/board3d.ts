@@ -144,8 +144,18 @@ export class Board3D implements BoardView {
     this.requestDraw();
   }
 
+  /** Empty `group`, giving back the GPU memory of its meshes: every draw makes new ones. */
+  private clear(group: THREE.Group) {
+    group.traverse((object) => {
+      if (!(object instanceof THREE.Mesh)) return;
+      object.geometry.dispose();
+      (object.material as THREE.Material).dispose();
+    });
+    group.clear();
+  }
+
   private drawBuildings(heights: number[]) {
-    this.buildings.clear();
+    this.clear(this.buildings);
     const stone = new THREE.MeshLambertMaterial({ color: "#f4f1e8" });
     const domeMaterial = new THREE.MeshStandardMaterial({ color: "#1f4e99", roughness: 0.4 });
     heights.forEach((level, cell) => {
@@ -173,7 +183,7 @@ export class Board3D implements BoardView {
   }
 
   private drawMarks(scene: BoardScene) {
-    this.marks.clear();
+    this.clear(this.marks);
     const ring = (cell: number, colour: string, radius: number, opacity = 0.85) => {
       const mesh = new THREE.Mesh(new THREE.RingGeometry(radius * 0.78, radius, 32),
         new THREE.MeshBasicMaterial({ color: colour, transparent: true, opacity, side: THREE.DoubleSide }));
@@ -213,9 +223,13 @@ export class Board3D implements BoardView {
   }
 
   dispose() {
+    if (this.frame) cancelAnimationFrame(this.frame);
     this.observer.disconnect();
     this.controls.dispose();
+    this.clear(this.buildings);
+    this.clear(this.marks);
     this.renderer.dispose();
+    this.renderer.forceContextLoss(); // the WebGL context now, not when the garbage collector gets to it
     this.renderer.domElement.remove();
   }
 }

@@ -280,7 +280,7 @@ async function analyse(position: string, steps: number[]) {
   if (position !== game.positions[game.index] || steps !== game.steps || game.thinking) return;
   if (reply.type !== "search" && reply.type !== "godSearch") return;
   game.network = { ...reply.result, position, steps };
-  if (reply.result.evaluations) game.evalFrom = "network";
+  if (reply.result.evaluations && reply.result.backend === "onnx") game.evalFrom = "network"; // not the uniform stand-in
   else if (game.evalFrom === "network") game.evalFrom = "";
   draw();
 }
@@ -321,7 +321,7 @@ function onCellClick(cell: number) {
 }
 
 function cancelThinking() {
-  if (game.thinking) worker.postMessage({ type: "cancel" } satisfies Request);
+  worker.postMessage({ type: "cancel" } satisfies Request); // the engine's move, or a hint (which does not set thinking)
   game.thinking = 0;
   $("thinking").textContent = "";
 }
@@ -489,7 +489,8 @@ function onModel(which: Game, status: ModelStatus) {
 /** `entry` with its url made absolute (relative to models/), or the entry `?PARAMETER=URL` names instead. */
 function modelEntry(entry: ModelEntry | undefined, parameter: string, what: string): ModelEntry {
   const override = params.get(parameter);
-  if (override !== null) return { id: override, name: override.split("/").pop() || "none given", url: override || null };
+  if (override !== null) // relative to the page (the worker that fetches it would read it relative to its own script)
+    return { id: override, name: override.split("/").pop() || "none given", url: override ? new URL(override, location.href).href : null };
   if (!entry) return { id: "none", name: "none", url: null, reason: `the manifest names no ${what}` };
   return { ...entry, url: entry.url ? new URL(entry.url, new URL("models/", location.href)).href : null };
 }
@@ -523,13 +524,18 @@ async function watchModel() {
 }
 
 // ---- wiring --------------------------------------------------------------------------------------------------------
+let viewChoice = 0; // the latest chooseView: one still loading three.js when another is made gives way to it
 async function chooseView(kind: string) {
+  const choice = ++viewChoice;
   view?.dispose();
   const container = $("board");
   try {
     // three.js is loaded only for the 3D view, so the 2D page downloads less
-    view = kind === "3d" ? new (await import("./board3d")).Board3D(container, onCellClick) : new Board2D(container, onCellClick);
+    const Board = kind === "3d" ? (await import("./board3d")).Board3D : Board2D;
+    if (choice !== viewChoice) return;
+    view = new Board(container, onCellClick);
   } catch (error) {
+    if (choice !== viewChoice) return;
     setStatus(`3D view unavailable (${(error as Error).message}): using the 2D board`);
     view = new Board2D(container, onCellClick);
   }
@@ -577,8 +583,8 @@ chooseView(startView);
 const hooks = {
   game, searches: [] as SearchResult[], thinking: [] as [number, number][], // the engine's searches and when they ran
   evaluate: (positions: string[]) => ask({ type: "evaluate", positions }),
-  search: (position: string, simulations: number, batch = 16) =>
-    ask({ type: "search", position, simulations, temperature: 0, batch, seed: 0 }),
+  search: (position: string, simulations: number, batch = 16, temperature = 0, seed = 0) =>
+    ask({ type: "search", position, simulations, temperature, batch, seed }),
   // the engine's god turn from `position` (decisions = 1: its first decision only, as a hint is)
   godSearch: (position: string, simulations: number, batch = 16, decisions = 0, steps: number[] = []) =>
     ask({ type: "godSearch", position, steps, simulations, temperature: 0, batch, seed: 0, decisions }),

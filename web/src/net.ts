@@ -24,18 +24,22 @@ const post = (reply: NetReply, transfer: Transferable[] = []) => (self as unknow
 
 async function load(id: number, game: Game, model: ArrayBuffer) {
   const { planes, actions } = SHAPES[game];
+  let candidate: ort.InferenceSession | null = null, failure: string | undefined;
   try {
-    const candidate = await ort.InferenceSession.create(new Uint8Array(model), { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
-    if (!candidate.inputNames.includes("input") || !["policy", "value"].every((n) => candidate.outputNames.includes(n)))
+    candidate = await ort.InferenceSession.create(new Uint8Array(model), { executionProviders: ["wasm"], graphOptimizationLevel: "all" });
+    if (!candidate.inputNames.includes("input") || !["policy", "value"].every((n) => candidate!.outputNames.includes(n)))
       throw new Error("the model does not have the input 'input' and the outputs 'policy' and 'value'");
     const probe = await candidate.run({ input: new ort.Tensor("float32", new Float32Array(25 * planes), [1, 5, 5, planes]) });
     if (probe.policy.dims[1] !== actions) throw new Error(`the policy has ${probe.policy.dims[1]} entries, not ${actions}`);
-    sessions[game] = candidate;
-    post({ type: "loaded", id });
   } catch (error) {
-    sessions[game] = null;
-    post({ type: "loaded", id, error: (error as Error).message });
+    failure = (error as Error).message;
+    await candidate?.release();
+    candidate = null;
   }
+  // the session it replaces gives its wasm memory back: a page left open loads every new champion
+  await sessions[game]?.release();
+  sessions[game] = candidate;
+  post(failure === undefined ? { type: "loaded", id } : { type: "loaded", id, error: failure });
 }
 
 async function run(id: number, game: Game, planes: ArrayBuffer, n: number) {

@@ -15,6 +15,8 @@ const models: Record<Game, { loaded: boolean; name: string }> = {
 };
 const IN_FLIGHT = 2; // batches out at once: the network works on one while Python selects the next
 let currentSearch = 0; // the id of the search that may run; a newer search or a cancel stops an older one
+let latestSearch = 0; // the newest search asked for, and the newest a cancel stopped (one waiting for its model too)
+let cancelledUpTo = 0;
 let resolveReady: () => void = () => undefined;
 const ready = new Promise<void>((resolve) => (resolveReady = resolve));
 
@@ -94,8 +96,9 @@ function bytesToFloats(proxy: PyProxy): Float32Array {
  * network while Python selects the next, progress every 50 ms, stopping when cancelled or replaced by a newer search.
  * The result's JSON with the timings, or null when stopped. An analysis (no simulations: the network's view of the
  * root alone) stops no search and is not stopped. */
-async function runSearch(id: number, game: Game, search: PyProxy, total: number): Promise<SearchResult | null> {
+async function runSearch(id: number, game: Game, search: PyProxy, total: number, temperature = 0): Promise<SearchResult | null> {
   const stoppable = total > 0;
+  if (stoppable && id <= cancelledUpTo) { search.destroy(); return null; } // cancelled while it waited for a model
   if (stoppable) currentSearch = id;
   const useNet = models[game].loaded; // a model swap during a search takes effect at the next search
   const start = now();
@@ -132,7 +135,8 @@ async function runSearch(id: number, game: Game, search: PyProxy, total: number)
         if (stoppable && currentSearch !== id) { await Promise.allSettled(inFlight); return null; } // cancelled, or replaced
       }
     }
-    const result = JSON.parse(search.result()) as SearchResult;
+    // a mortal search draws its move at the difficulty's temperature here; a god turn was given it when made
+    const result = JSON.parse(game === "mortal" ? search.result(temperature) : search.result()) as SearchResult;
     result.milliseconds = now() - start;
     result.backend = useNet ? "onnx" : "uniform";
     result.network_milliseconds = networkMilliseconds;
@@ -144,7 +148,7 @@ async function runSearch(id: number, game: Game, search: PyProxy, total: number)
 
 async function search(request: Extract<Request, { type: "search" }>) {
   const search = engine.BatchedSearch(request.position, request.simulations, request.batch, 1.25, request.seed);
-  const result = await runSearch(request.id, "mortal", search, request.simulations);
+  const result = await runSearch(request.id, "mortal", search, request.simulations, request.temperature);
   post(result ? { type: "search", id: request.id, result } : { type: "stopped", id: request.id });
 }
 
@@ -172,6 +176,7 @@ const modelReady: Record<Game, Promise<void>> = { mortal: Promise.resolve(), god
 
 async function handle(request: Request) {
   if (request.type === "init") return init(request.base);
+  if (request.type === "search" || request.type === "godSearch") latestSearch = Math.max(latestSearch, request.id);
   await ready;
   if (request.type === "search" || request.type === "evaluate") await modelReady.mortal;
   if (request.type === "godSearch") await modelReady.gods;
@@ -188,7 +193,7 @@ async function handle(request: Request) {
     case "godPlay": return post({ type: "godPlay", id: request.id,
       result: JSON.parse(engine.god_play(request.position, JSON.stringify(request.steps), request.action)) });
     case "godSearch": return godSearch(request);
-    case "cancel": currentSearch = 0; return;
+    case "cancel": currentSearch = 0; cancelledUpTo = latestSearch; return;
     case "evaluate": return evaluate(request);
   }
 }

@@ -32,13 +32,20 @@ def test_show_reports_result():
     assert result.returncode == 0 and "player 1 has won" in result.stdout
 
 
-@pytest.mark.parametrize("args", [("show", "garbage"), ("perft", "startpos", "x"), ("moves", "1111/1//"),
-                                  ("perft", "0000000000000000000000000/1/A1,A1/", "1"),
-                                  ("arena", "champion", "alphabeta13", "--openings", "1")])
-def test_bad_input_is_one_clear_line(args):
+@pytest.mark.parametrize("args, culprit", [
+    (("show", "garbage"), "'garbage' is not a position"), (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
+    (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
+    (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'")])
+def test_bad_input_is_one_clear_line(args, culprit):
     result = run(*args)
-    assert result.returncode != 0
-    assert "Traceback" not in result.stderr and result.stderr.strip()
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: ") and culprit in lines[0]
+
+
+def test_a_value_of_the_wrong_type_is_named_by_the_parser():
+    "Typer's own refusal (exit 2, no traceback) names the argument, in its usage panel."
+    result = run("perft", "startpos", "x")
+    assert result.returncode == 2 and "Invalid value for 'depth'" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_an_unexpected_error_is_one_line_unless_debugging():

@@ -182,9 +182,8 @@ def test_every_pair_agrees_at_depth_2_from_a_late_position():
             assert_same_turns(child)
 
 
-@pytest.mark.parametrize("god", GODS[1:])
-def test_each_god_against_a_mortal_agrees_at_depth_2_after_setup(god):
-    if god == "hermes": pytest.skip("Hermes has 4,198 turns after setup; the random games below cover it")
+@pytest.mark.parametrize("god", [g for g in GODS[1:] if g != "hermes"])  # Hermes: 4,198 turns after setup; the
+def test_each_god_against_a_mortal_agrees_at_depth_2_after_setup(god):     # random games below cover him
     for child in assert_same_turns(from_mortal(SETUP, (god, "mortal"))).values():
         assert len(god_legal_turns(child)) == len(brute_turns(child))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass, field, asdict, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -17,16 +16,16 @@ from typing import Any
 from .network import NetConfig
 from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES
 from .selfplay import SelfPlayConfig
-from .engine import tree_bytes
+from .engine import TREE_MEMORY_SHARE, machine_memory, tree_bytes
 from .trainer import PRECISIONS, TrainConfig
 from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'machine_memory', 'check_memory', 'settings',
-           'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx',
-           'cpu_has_vnni', 'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict',
-           'apply_overrides', 'resolve_config']
+__all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory', 'settings', 'check_settings',
+           'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx', 'cpu_has_vnni',
+           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'apply_overrides',
+           'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -158,10 +157,6 @@ CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "
                                        "game": ("mortal", "gods")}
 
 # %% ../nbs/24_config.ipynb #420be12c
-def machine_memory() -> int:
-    "Bytes of physical memory on this machine."
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
 def check_memory(config: RunConfig, available: int | None = None) -> None:
     "ValueError if a stage's search trees would not fit in three quarters of the machine's memory."
     available = available or machine_memory()
@@ -171,7 +166,7 @@ def check_memory(config: RunConfig, available: int | None = None) -> None:
             ("arena.simulations", a.simulations, 2 * max(a.openings, a.reference_openings))]
     for name, simulations, games in uses:
         need = tree_bytes(replace(s, simulations=simulations).nodes, games)
-        if need > 0.75 * available:
+        if need > TREE_MEMORY_SHARE * available:
             raise ValueError(f"setting {name!r}={simulations} with {games} games searched at once needs "
                              f"{need / 2**30:.0f} GiB for the search trees, more than this machine can give "
                              f"({available / 2**30:.0f} GiB): lower it, or the games in flight")

@@ -24,18 +24,18 @@ from .evaluator import Evaluator, EvaluatorFactory
 from .records import GameRecord
 
 # %% auto #0
-__all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TERMINAL_VALUE', 'NO_LEAF', 'MAX_PLIES',
-           'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied', 'legal_actions_into', 'apply_action',
-           'encode_position', 'perft_arrays', 'fast_perft', 'named_for_numba', 'Tree', 'empty_tree', 'tree_bytes',
-           'open_node', 'add_node', 'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge',
-           'descend', 'Slots', 'empty_slots', 'Games', 'empty_games', 'GumbelSettings', 'halving_tables',
-           'gumbel_settings', 'mixed_value', 'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy',
-           'improved_value', 'start_gumbel', 'keep_best', 'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge',
-           'move_budget', 'select_leaves', 'add_root_noise', 'expand_leaf', 'expand_leaves', 'keep_subtree',
-           'choose_edge', 'pruned_visits', 'log_root', 'play_moves', 'encode_positions', 'make_record', 'SelfPlay',
-           'LinearEvaluator', 'search_batch', 'search_positions', 'root_value', 'available_cores', 'play_share',
-           'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool', 'worker_pool', 'close_worker_pools',
-           'play_games']
+__all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TREE_MEMORY_SHARE', 'TERMINAL_VALUE',
+           'NO_LEAF', 'MAX_PLIES', 'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied',
+           'legal_actions_into', 'apply_action', 'encode_position', 'perft_arrays', 'fast_perft', 'named_for_numba',
+           'Tree', 'empty_tree', 'tree_bytes', 'machine_memory', 'open_node', 'add_node', 'add_child', 'set_root',
+           'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Slots', 'empty_slots', 'Games',
+           'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value', 'scaled_q',
+           'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
+           'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
+           'expand_leaf', 'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
+           'encode_positions', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions',
+           'root_value', 'available_cores', 'play_share', 'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool',
+           'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
 MAX_LEGAL = 2 * 8 * 8  # most legal actions a position can have: 2 workers x 8 moves x 8 builds (placements: 25)
@@ -224,6 +224,12 @@ def tree_bytes(max_nodes: int, games: int) -> int:
     "The memory the trees of `games` games of `max_nodes` nodes each take (every node has room for MAX_LEGAL edges)."
     per_node = sum(a.nbytes for a in empty_tree(1, 1)) - 8  # one node and its edges, less the two per-tree counters
     return games * max_nodes * per_node
+
+def machine_memory() -> int:
+    "Bytes of physical memory on this machine."
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+TREE_MEMORY_SHARE = 0.75  # the most of the machine's memory that search trees may ask for (a run and bench check it)
 
 # %% ../nbs/06_engine.ipynb #28520974
 @njit(cache=True)

@@ -636,11 +636,6 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
     finally:
         for engine in engines: engine.close()
 
-def _movetime(go: str) -> int:
-    "The milliseconds a `go` command's movetime gives (0: none)."
-    tokens = go.split()
-    return int(tokens[tokens.index("movetime") + 1]) if "movetime" in tokens else 0
-
 def _options(pairs: Sequence[str]) -> dict:
     "{'Name': 'value'} from ['Name=value', ...]."
     if any("=" not in p for p in pairs): raise ProtocolError(f"engine options are Name=value, got {list(pairs)}")
@@ -660,7 +655,7 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
         try: _parse_go(go_second.split())
         except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
     go = budgets[0] if budgets else "depth 2"
-    longest = max(_movetime(go), _movetime(go_second or go))  # a move may take its budget and a minute more
+    longest = max(_parse_go(g.split()).get("movetime", 0) for g in (go, go_second or go))  # a move: budget + 60 s
     match = play_match(first, second, openings, go, go_second, _options(options_first), _options(options_second),
                        seed=seed, move_timeout=60 + longest / 1000, echo=print, gods=gods)
     print(match.summary())

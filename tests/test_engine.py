@@ -143,12 +143,22 @@ def test_a_finished_start_position_gives_an_empty_record():
     assert (len(record), record.winner) == (0, 1)
 
 
+def searched_at_most(policy: np.ndarray, visits: int) -> bool:
+    "Whether the visit shares `policy` [153] can come from a root of at most `visits` visits (shares k / n, n <= visits)."
+    shares = policy[policy > 0].astype(np.float64)
+    return any(np.allclose(shares * n, np.round(shares * n), atol=1e-3) for n in range(1, visits + 1))
+
 def test_small_trees_restart_when_the_kept_subtree_would_not_fit():
-    config = SearchConfig(simulations=40, max_nodes=45, **SELFPLAY)  # tight: subtrees rarely fit
-    records = play_games(partial(LinearEvaluator, seed=9), 4, config, games_in_flight=4, workers=1)
-    for record in records:
-        assert record.states()[-1].winner() == record.winner
-        assert np.allclose(record.policy.sum(1), 1.0)
+    "Room for 45 nodes and 40 simulations: a kept subtree of more than 5 nodes is dropped, so no root has over 44 visits."
+    def roots(max_nodes):
+        config = SearchConfig(simulations=40, max_nodes=max_nodes, **SELFPLAY)
+        records = play_games(partial(LinearEvaluator, seed=9), 4, config, games_in_flight=4, workers=1)
+        for record in records:
+            assert record.states()[-1].winner() == record.winner
+            assert np.allclose(record.policy.sum(1), 1.0)
+        return np.concatenate([record.policy for record in records])
+    assert all(searched_at_most(policy, 40 + 4) for policy in roots(45))
+    assert not all(searched_at_most(policy, 40 + 4) for policy in roots(0))  # with room, kept subtrees add visits
 
 
 def test_arena_games_use_each_players_evaluator():

@@ -5,12 +5,16 @@ import random
 import time
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 import torch
 
+from santorini_az.encoding import action_from_index, encode, legal_action_indices
+from santorini_az.evaluator import state_evaluator
+from santorini_az.mcts import Search, SearchConfig
 from santorini_az.game import CELLS, WIN_LEVEL, Move, Placement, apply, initial_state, legal_actions, winner
 from santorini_az.rundir import Record
-from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+from santorini_az.network import NetConfig, SantoriniNet, load_checkpoint, save_checkpoint
 from santorini_az.notation import format_action, format_position, parse_action, parse_position, play_moves
 from santorini_az.play import inspect_position
 from santorini_az.widgets import (BoardWidget, InspectWidget, PlayWidget, TrainingDashboard, WidgetError,
@@ -194,6 +198,31 @@ def test_inspection_numbers_equal_inspect_position(checkpoint, moves):
             assert (mine["q"] is None) == (their["q"] is None)
             if mine["q"] is not None: assert mine["q"] == pytest.approx(their["q"], abs=1e-6)
         assert ours.pv and ours.pv[0] == theirs["rows"][0]["move"]
+
+
+@pytest.mark.parametrize("moves", ["C3 B2 D2 E1 C3>C4^D5 E1>E2^E1", "A5"])
+def test_inspection_is_the_networks_softmax_and_a_search_run_here(checkpoint, moves):
+    "The table rebuilt without `inspect`: the checkpoint's own logits, a softmax over the legal moves, and a search's root."
+    state = play_moves(initial_state(), moves)
+    evaluate = load_evaluator(checkpoint)
+    model, _ = load_checkpoint(checkpoint)
+    with torch.inference_mode(): logits, value = model(torch.from_numpy(encode(state)[None]))
+    np.testing.assert_allclose(evaluate(encode(state)[None])[0], logits.numpy(), atol=1e-4)  # the widget's network is the file's
+    legal = legal_action_indices(state)
+    prior = torch.softmax(logits[0, legal].double(), 0).tolist()
+    search = Search(state, SearchConfig(simulations=64)).run(state_evaluator(evaluate))
+    root = search.root
+    assert root.actions == legal
+    expected = {format_action(state, action_from_index(state, a)): (p, n, w / n if n else None)
+                for a, p, n, w in zip(legal, prior, root.visits, root.value_sums)}
+    seen = inspect(state, evaluate, simulations=64)
+    assert sorted(seen.moves) == sorted(expected) and len(seen.moves) == len(legal)
+    assert seen.visits == sorted(seen.visits, reverse=True) and sum(seen.visits) == sum(root.visits)
+    for move, p, n, q in zip(seen.moves, seen.prior, seen.visits, seen.q):
+        assert (p, n) == (pytest.approx(expected[move][0], abs=1e-6), expected[move][1]), move
+        assert q == (None if expected[move][2] is None else pytest.approx(expected[move][2], abs=1e-9)), move
+    assert seen.value == pytest.approx(float(value[0]), abs=1e-4)
+    assert seen.search_value == pytest.approx(search.root_value(), abs=1e-9) and seen.pv[0] == seen.moves[0]
 
 
 def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):

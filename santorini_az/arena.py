@@ -20,7 +20,7 @@ from .notation import format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import SearchConfig
 from .evaluator import Evaluator, EvaluatorFactory, UniformFactory
-from .engine import GamePool, WorkerPool, play_games, search_positions
+from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
 __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'MORTAL_RULES', 'wilson_interval', 'sprt_llr',
@@ -278,11 +278,11 @@ def _by_turns_job(first: Player, second: Player, openings: list[State], schedule
 def outcomes_by_turns(first: Player, second: Player, openings: list[State], rng: np.random.Generator,
                       progress: Callable[[int], None] | None, max_plies: int,
                       workers: int | GamePool = 1, rules: Rules = MORTAL_RULES) -> list[GameOutcome]:
-    """Every game of the schedule in this process, or, when `workers` is a `WorkerPool` (the training loop's), split
-    over its processes: share w is `schedule[w::used]`, played with its own generator. (A number of workers, or a Ray
-    pool, which plays only self-play jobs, keeps the match in this process, so its games do not depend on the cores.)"""
+    """Every game of the schedule in this process, or, when `workers` is a pool (the training loop's `WorkerPool`, or
+    chapter 28's Ray actors), split over it: share w is `schedule[w::used]`, played with its own generator. (A number
+    of workers keeps the match in this process, so that its games do not depend on the machine's cores.)"""
     schedule = pairing_schedule(len(openings))
-    pool = workers if isinstance(workers, WorkerPool) and len(schedule) > 1 else None
+    pool = None if workers is None or isinstance(workers, int) or len(schedule) < 2 else workers
     if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies, rules)
     used, seed = min(pool.size, len(schedule)), int(rng.integers(2**31))
     shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies, rules)

@@ -1,4 +1,4 @@
-"""`santorini_az train --ray ADDRESS`: self-play, the holdout games and the matches between searches (the arena, the uniform MCTS among the references) played by actors across a Ray cluster, the learner, the run directory and the matches against players that do not search on the head; an actor that dies has its games played again.
+"""`santorini_az train --ray ADDRESS`: self-play, the holdout games and every match (the arena and the references) played by actors across a Ray cluster, the learner and the run directory on the head; an actor that dies has its games played again.
 
 Docs: https://santorini-az.github.io/santorini_az/cluster.html.md"""
 
@@ -7,6 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/cluster.html.md"""
 # %% ../nbs/28_cluster.ipynb #115098eb
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from dataclasses import dataclass, replace
@@ -33,12 +34,17 @@ class ShippedFactory:
         try: return replace(self.factory, **{self.field: path})()  # the evaluator holds the model: the file can go
         finally: os.unlink(path)
 
-def ship(factory: Callable) -> Callable:
-    "`factory` with its model file's bytes packed in, if it reads one (a uniform evaluator needs none)."
+def ship(thing):
+    """`thing` with its model file's bytes packed in, if it reads one: a factory, or a player whose `factory` reads
+    one (chapter 09's `SearchPlayer`, chapter 11d's `GodSearchPlayer`); anything else (a uniform evaluator) as it is."""
+    if not isinstance(thing, ShippedFactory) and callable(getattr(thing, "factory", None)):
+        player = copy.copy(thing)  # the player's settings, without the evaluator it may have built here
+        player.factory = ship(thing.factory)
+        return player
     for field in ("path", "checkpoint"):
-        path = getattr(factory, field, None)
-        if path: return ShippedFactory(factory, field, Path(path).read_bytes(), Path(path).suffix)
-    return factory
+        path = getattr(thing, field, None)
+        if path: return ShippedFactory(thing, field, Path(path).read_bytes(), Path(path).suffix)
+    return thing
 
 # %% ../nbs/28_cluster.ipynb #6a4918a3
 class GameActor:
@@ -69,11 +75,11 @@ class RayPool:
 
     def run(self, function: Callable, shares: list[tuple], report: Callable = lambda item: None) -> list:
         """Chapter 06's `WorkerPool.run` on the actors: `function(*shares[w], worker=w, progress=...)` on actor w, the
-        factories in a share's lists shipped with their model files. The items a share reports go to `report` when
+        factories and players in a share (or in its lists) shipped with their model files. The items a share reports go to `report` when
         it is done; an actor that dies is replaced, and its share runs again."""
         import ray
         if len(shares) > self.size: raise ValueError(f"{len(shares)} shares for a pool of {self.size} actors")
-        shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else arg for arg in args))
+        shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else ship(arg) for arg in args))
                    for args in shares]
         def submit(w): return self.actors[w].run.remote(function, shipped[w], w)
         pending, results = {submit(w): w for w in range(len(shares))}, [None] * len(shares)

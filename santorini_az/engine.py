@@ -1131,6 +1131,8 @@ class GamePool(Protocol):
     "Processes that play a job's games: `WorkerPool` here, or actors on a Ray cluster (chapter 28)."
     size: int  # the workers a job is split over
 
+    def run(self, function: Callable, shares: list[tuple], report: Callable) -> list: ...  # any job, one share a worker
+
     def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
              report: Callable[[GameRecord], None]) -> list[GameRecord]: ...
 

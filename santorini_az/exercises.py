@@ -33,7 +33,7 @@ from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N
                                        format_sub_action, legal_sub_actions, play_sub_action, random_god_positions,
                                        step_of, sub_action, sub_actions_of_turn, turn_tree)
 from .god_search import GodTreeNode, god_search, has_won_mid_turn, random_god_opening, terminal_value
-from .gods import (GODS, GodState, Play, beyond, format_god_position, format_turn, god_apply, god_legal_turns,
+from .gods import (GODS, GodState, Play, Step, beyond, format_god_position, format_turn, god_apply, god_legal_turns,
                                god_start, god_winner, minotaur_targets, parse_god_position, place, play_turns, start_play)
 
 # %% auto #0
@@ -308,6 +308,9 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
     if isinstance(error, TypeError) and not _learner_lines(error, home):
         return (f"the checker calls your function with {len(args)} argument{'' if len(args) == 1 else 's'}, as its "
                 "docstring says: check your function's parameters")
+    if isinstance(error, OverflowError):
+        return ("a number grew too large for a float (a power or an exp of a large number): scale first, e.g. divide "
+                "every visit count by the largest before raising it to the power 1 / temperature")
     if isinstance(error, RecursionError):
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
                 "finished game), each call a step closer")
@@ -453,7 +456,13 @@ def _missing_hint(state: State, action) -> str:
     if action.worker == 1: return "both workers may move: loop over state.workers[state.player]"
     return "every (worker, move, build) combination that the rules allow must be listed"
 
-_ACTIONS = _Returns("a list of actions (Placement and Move, in any order)", _collection, iterators=True)
+def _as_action(x):
+    "A `Placement` or a `Move` (a plain tuple with the same numbers is not one: `apply` tells them apart by type)."
+    if not isinstance(x, (Placement, Move)): raise _WrongType("")
+    return x
+
+_ACTIONS = _Returns("a list of actions (Placement and Move, in any order)",
+                    _each(_as_action, "a Placement or a Move", any_iterable=True), iterators=True)
 
 def _compare_actions(fn: Callable, state: State, where: str) -> int:
     "Check `fn(state)` against the rules; the number of actions it returned."
@@ -692,7 +701,8 @@ def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Ca
     results = []  # per case: (value, visits added, W added, other edges changed)
     for i, ((path, leaf), value) in enumerate(zip(cases, values)):
         before = [(list(node.visits), list(node.value_sums)) for node, _ in path]
-        shown = lambda: _path_text(path, leaf, value, columns(path, leaf), edge_text)
+        text = _path_text(path, leaf, value, columns(path, leaf), edge_text)  # now: the learner may change the path
+        shown = lambda: text
         try: _call(fn, (path, leaf.player, value), shown, keep=(2, None, None))  # the path's list and pairs, not its nodes
         finally: after = [(list(node.visits), list(node.value_sums)) for node, _ in path]
         for (node, _), (visits, sums) in zip(path, before): node.visits, node.value_sums = visits, sums  # restore
@@ -832,6 +842,30 @@ def _one_number_tensor(x):
     if _as_tensor(x).numel() != 1: raise _WrongType(f"it holds {x.numel()} numbers, not 1")
     return x
 
+def _expected_gradient(logits, target, legal):
+    "The gradient of `trainer.policy_loss` with respect to `logits`."
+    import torch
+    from santorini_az.trainer import policy_loss
+    x = logits.detach().clone().requires_grad_(True)
+    return torch.autograd.grad(policy_loss(x, target, legal), x)[0]
+
+def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], str]) -> None:
+    "ExerciseFailed unless the gradient of the learner's `loss` with respect to `logits` is `expected`."
+    import torch
+    try: (got,) = torch.autograd.grad(loss, logits, allow_unused=True)
+    except RuntimeError as e:
+        raise ExerciseFailed(f"{label}: the loss is right, but torch cannot take its gradient: {e}\n\n{shown()}\n\n"
+                             "HINT: avoid in-place operations (masked_fill_, +=) on tensors the loss depends on") from None
+    got = torch.zeros_like(expected) if got is None else got
+    if torch.allclose(got, expected, rtol=1e-4, atol=1e-6): return
+    row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
+    raise ExerciseFailed(
+        f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: at row "
+        f"{row}, action {action}, expected {float(expected[row, action]):+.6f}, yours {float(got[row, action]):+.6f} "
+        f"(the largest difference).\n\n{shown()}\n\n"
+        "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
+        "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
+
 _LOSS = _Returns("a one-number torch tensor (the loss)", _one_number_tensor,
                  hint="return the batch's mean loss (.mean()) as a torch scalar (not .item()), so that the trainer can "
                       "call .backward() on it")
@@ -853,9 +887,10 @@ def check_policy_loss(fn: Callable) -> bool:
             if not got.requires_grad:
                 raise ExerciseFailed(f"{label}: the loss does not depend on the logits through torch (no gradient).\n\n"
                                      "HINT: compute it with torch operations only; no .item(), .numpy() or detach()")
-            got = got.detach()
-            if _close(float(got), float(expected)) or math.isclose(float(got), float(expected), rel_tol=1e-5):
+            if _close(float(got.detach()), float(expected)) or math.isclose(float(got.detach()), float(expected), rel_tol=1e-5):
+                _compare_gradients(label, got, x, _expected_gradient(logits[rows], t, m), shown)
                 continue
+            got = got.detach()
             B, value = x.shape[0], float(got)
             log_all = torch.log_softmax(logits[rows], -1)
             log_visited = masked_log_softmax(logits[rows], t > 0)
@@ -989,8 +1024,11 @@ def check_negamax(fn: Callable) -> bool:
             raise ExerciseFailed(
                 f"the scores are right, but your search evaluated {leaves:,} leaves where plain minimax evaluates "
                 f"{minimax_leaves:,} (the course's α-β: {_reference_leaves():,}).\n\n"
-                "HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
-                "alpha >= beta, and pass (-beta, -alpha) to the child")
+                + ("HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
+                   "alpha >= beta, and pass (-beta, -alpha) to the child" if leaves >= minimax_leaves else
+                   "HINT: some cut-offs happened, but too few: stop looping as soon as alpha >= beta (not only when "
+                   "alpha > beta: a move that only equals the best the opponent allows cannot change the result), and "
+                   "raise alpha after every move"))
         return (f"minimax on {len(NEGAMAX_CASES)} positions, evaluating {leaves:,} leaves where plain minimax "
                 f"evaluates {minimax_leaves:,}")
     return _checking("check_negamax", fn, body)
@@ -1025,13 +1063,21 @@ def check_cell_name(fn: Callable[[int], str]) -> bool:
 # %% ../nbs/34_exercises.ipynb #950f2382
 VISIT_TEMPERATURES = (1.0, 0.5, 2.0, 0.0, 0.01)
 
+def _with_tied_visits(root: Node) -> Node:
+    "A copy of the searched `root` with made-up visits: two edges tied on the most, 2,000 (N ** 100 overflows), the rest few."
+    node = Node(root.state)
+    node.priors, node.value_sums, node.value, node.is_expanded = list(root.priors), list(root.value_sums), root.value, True
+    node.visits = [3 + i % 5 for i in range(len(root.actions))]
+    node.visits[1] = node.visits[-1] = 2000  # the first maximum is edge 1: T = 0 puts everything there
+    return node
+
 def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
     """Check `fn(visits, temperature) -> probabilities`: `visits` the root's visit count per legal action (a list of
     ints); the result visits ** (1 / temperature), normalised, with temperature 0 meaning all on the most visited
     action (the first on ties); against `mcts.visit_policy` on the roots of real searches."""
     def body(fn):
         roots = _searched_trees()
-        for root in roots:
+        for root in roots + [_with_tied_visits(root) for root in roots[:3]]:
             for temperature in VISIT_TEMPERATURES:
                 visits = list(root.visits)
                 shown = lambda: f"{_show(root.state)}\nvisits = {visits}\ntemperature = {temperature}"
@@ -1056,7 +1102,8 @@ def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
                     f"temperature {temperature}: the probabilities differ.\n\n{shown()}\n"
                     f"expected: {[round(e, 4) for e in expected]}\nyours:    {[round(g, 4) for g in got]}\n\n"
                     + _hints(hints, "p = N ** (1/T) / sum(N ** (1/T)); at T = 0 one-hot on the first maximum"))
-        return f"mcts.visit_policy on {len(roots)} roots × {len(VISIT_TEMPERATURES)} temperatures"
+        return (f"mcts.visit_policy on {len(roots)} roots and 3 made-up ones (ties, thousands of visits) × "
+                f"{len(VISIT_TEMPERATURES)} temperatures")
     return _checking("check_visit_policy", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #13b71a34
@@ -1117,7 +1164,8 @@ def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
                   for i, text in enumerate(STUCK_THREATS)]
         for where, state in cases:
             got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}",
-                        _Returns("a list of the blocking moves (in any order)", _collection, iterators=True))
+                        _Returns("a list of the blocking moves (in any order)",
+                                 _each(_as_action, "a Move", any_iterable=True), iterators=True))
             try: got = set(got)
             except TypeError: raise ExerciseFailed(f"{where}: your list holds something that is not a move: {_short(got)}"
                                                    f"\n\n{_show(state)}\n\nHINT: return Move actions") from None
@@ -1470,7 +1518,8 @@ def check_minotaur_targets(fn: Callable[[Play, int], Iterable[int]]) -> bool:
                 here = cell_name(play.mine[worker])
                 shown = lambda: f"{_show_god(state)}\nworker = {worker} (on {here})"
                 got = _call(fn, (play, worker), shown,
-                            _Returns("a list of cells (numbers 0-24, in any order)", _collection, iterators=True))
+                            _Returns("a list of cells (numbers 0-24, in any order)",
+                                     _each(_as_index, "a cell number (0-24)", any_iterable=True), iterators=True))
                 expected = minotaur_targets(play, worker)
                 if sorted(got, key=_cell_order) == sorted(expected): continue
                 missing, extra = set(expected) - set(got), set(got) - set(expected)
@@ -1691,6 +1740,16 @@ def _win_positions(seed: int = 3) -> list[GodState]:
         states += winning[:4] + [s for s in positions if s not in winning][-1:]
     return states
 
+def _as_turn(x) -> tuple:
+    "A turn: a tuple (or any sequence) of chapter 01b's `Step`s, as a tuple."
+    steps = _collection(x)
+    if not steps or not all(isinstance(step, Step) for step in steps): raise _WrongType("")
+    return tuple(steps)
+
+def _winning_turns(state: GodState) -> list:
+    "The legal turns after which the player who played them has won: by a power's win, or leaving the opponent stuck."
+    return [turn for turn in god_legal_turns(state) if god_winner(god_apply(state, turn)) == state.player]
+
 def _turns_text(state: GodState, turns, most: int = 10) -> str:
     "Turns in chapter 01b's notation, sorted, at most `most` of them and then how many in all."
     names = sorted(format_turn(state, t) for t in turns)
@@ -1698,17 +1757,17 @@ def _turns_text(state: GodState, turns, most: int = 10) -> str:
 
 def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
     """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
-    them) with which the player to move wins at once, in any order, against `god_apply(state, turn).won`, the wins
-    chapter 11b's α-β finds at depth 1: on positions where a power wins (Pan's drop, Artemis's second step, Apollo's
+    them) with which the player to move wins at once, in any order, against `god_winner` after the turn (a win by
+    the rules or a power, or an opponent left with no legal turn), the wins chapter 11b's α-β finds at depth 1: on positions where a power wins (Pan's drop, Artemis's second step, Apollo's
     swap, Minotaur's climb by a push) or forbids (Athena's mark), and on random positions of several match-ups."""
     def body(fn):
         states = _win_positions()
         for i, state in enumerate(states):
             shown = lambda: f"{_show_god(state)}\n{state.gods[state.player]} (player {state.player + 1}) to play"
             got = _call(fn, (state,), shown, _Returns("an iterable of turns (tuples of Steps)",
-                                                      _each(tuple, "a turn (a tuple of Steps)", any_iterable=True),
+                                                      _each(_as_turn, "a turn (a tuple of Steps)", any_iterable=True),
                                                       iterators=True))
-            expected = [t for t in god_legal_turns(state) if god_apply(state, t).won]
+            expected = _winning_turns(state)
             missing, extra = [t for t in expected if t not in got], [t for t in got if t not in expected]
             if not missing and not extra: continue
             hints = []
@@ -1719,33 +1778,39 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
                                                                       "cell: a climb there wins too")
             if extra and "athena" in state.gods and god != "athena": hints.append(
                 "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
-            if extra: hints.append("a turn wins only if the player who plays it has won: god_apply(state, turn).won")
+            if missing and any(not god_apply(state, t).won for t in missing): hints.append(
+                "a turn that leaves the opponent no legal turn wins too: god_winner(god_apply(state, turn))")
+            if extra: hints.append("a turn wins only if the player who plays it has won after it: "
+                                   "god_winner(god_apply(state, turn)) == state.player")
             raise ExerciseFailed(
                 f"position {i + 1} of {len(states)}: the winning turns differ.\n\n{shown()}\n\n"
                 f"missing: {_turns_text(state, missing)}\nnot wins: {_turns_text(state, extra)}\n\n"
-                + _hints(hints, "a turn wins when its player has won after it: god_apply(state, turn).won"))
-        wins = sum(1 for s in states for t in god_legal_turns(s) if god_apply(s, t).won)
-        return f"god_apply(state, turn).won on {len(states)} positions ({wins} winning turns)"
+                + _hints(hints, "a turn wins when its player has won after it: "
+                                "god_winner(god_apply(state, turn)) == state.player"))
+        wins = sum(len(_winning_turns(s)) for s in states)
+        return f"god_winner after each legal turn on {len(states)} positions ({wins} winning turns)"
     return _checking("check_winning_turns", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #0e2a4c45
 def _god_policy_roots(simulations: int = 40) -> list[GodTreeNode]:
-    "Searched god roots and their visited children: edges in ascending sub-action order, `end` (125) last where legal."
+    """Searched god roots, their visited children, and the grandchildren where a turn may end (`end`, 125, an edge):
+    edges in ascending sub-action order, `end` last."""
     roots = _god_searched_trees(simulations)
     rng = random.Random(5)
     for gods in [("hermes", "mortal"), ("prometheus", "athena"), ("demeter", "pan")]:
         for state in random_god_positions(gods, rng, 30)[6::8]:
             if god_winner(state) is None: roots.append(god_search(GodNode(state), _made_up_god_evaluator,
                                                                   SearchConfig(simulations=simulations)))
-    children = [child for root in roots for child in root.children.values()
-                if child.is_expanded and not child.is_terminal and sum(child.visits) > 1]
-    return roots + children
+    def visited_children(nodes): return [child for node in nodes for child in node.children.values()
+                                         if child.is_expanded and not child.is_terminal and sum(child.visits) > 1]
+    children = visited_children(roots)
+    return roots + children + [node for node in visited_children(children) if END_ACTION in node.actions]
 
 def check_god_policy(fn: Callable[[list, list], list]) -> bool:
     """Check `fn(actions, visits) -> policy`: the policy target a searched god node records (chapter 10b's
     `visit_distribution`, which chapter 11c's engine writes in compiled form): 126 numbers, edge i's share of the
-    visits, visits[i] / sum(visits), at its sub-action number actions[i], 0 elsewhere. On the roots of god searches
-    and their visited children."""
+    visits, visits[i] / sum(visits), at its sub-action number actions[i], 0 elsewhere. On the roots of god searches,
+    their visited children, and the grandchildren where `end` is an edge."""
     def body(fn):
         nodes = _god_policy_roots()
         for i, node in enumerate(nodes):

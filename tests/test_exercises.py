@@ -14,6 +14,7 @@ from santorini_az import exercises
 from santorini_az.encoding import ACTION_PERMUTATIONS, transform_planes, transform_policy
 from santorini_az.exercises import ExerciseFailed
 from santorini_az.game import CELLS, DOME, STEPS, Move, Placement
+from santorini_az.gods import format_turn
 
 REFERENCES = {}
 WRONG = {}
@@ -489,9 +490,9 @@ def wrong_god_value_sign(players, winner):
 WRONG['god_value_sign'] = ('check_god_value_targets', wrong_god_value_sign, 'the sign is the wrong way round')
 
 def reference_winning_turns(state):
-    "The legal turns after which the player who played them has won."
-    from santorini_az.gods import god_apply, god_legal_turns
-    return [turn for turn in god_legal_turns(state) if god_apply(state, turn).won]
+    "The legal turns after which the player who played them has won (by the rules, a power, or a stuck opponent)."
+    from santorini_az.gods import god_apply, god_legal_turns, god_winner
+    return [turn for turn in god_legal_turns(state) if god_winner(god_apply(state, turn)) == state.player]
 REFERENCES['check_winning_turns'] = reference_winning_turns
 
 def wrong_winning_turns_climb_only(state):
@@ -510,7 +511,47 @@ WRONG['winning_turns_athena'] = ('check_winning_turns', wrong_winning_turns_igno
 def wrong_winning_turns_all(state):
     from santorini_az.gods import god_legal_turns
     return god_legal_turns(state)
-WRONG['winning_turns_all'] = ('check_winning_turns', wrong_winning_turns_all, 'god_apply(state, turn).won')
+WRONG['winning_turns_all'] = ('check_winning_turns', wrong_winning_turns_all, 'god_winner(god_apply(state, turn)) == state.player')
+
+def wrong_winning_turns_climbs_and_powers_only(state):
+    from santorini_az.gods import god_apply, god_legal_turns
+    return [turn for turn in god_legal_turns(state) if god_apply(state, turn).won]  # forgets the stuck opponent
+WRONG['winning_turns_not_stuck'] = ('check_winning_turns', wrong_winning_turns_climbs_and_powers_only, 'leaves the opponent no legal turn')
+
+def wrong_visit_policy_no_scaling(visits, temperature):
+    if temperature == 0: return reference_visit_policy(visits, 0)
+    weights = [n ** (1 / temperature) for n in visits]  # overflows for thousands of visits at T = 0.01
+    return [w / sum(weights) for w in weights]
+WRONG['visit_policy_overflow'] = ('check_visit_policy', wrong_visit_policy_no_scaling, 'divide every visit count by the largest')
+
+def wrong_visit_policy_last_maximum(visits, temperature):
+    if temperature != 0: return reference_visit_policy(visits, temperature)
+    best = len(visits) - 1 - visits[::-1].index(max(visits))
+    return [1.0 if i == best else 0.0 for i in range(len(visits))]
+WRONG['visit_policy_last_maximum'] = ('check_visit_policy', wrong_visit_policy_last_maximum, 'the first of them on ties')
+
+def wrong_policy_loss_detached_normaliser(logits, target, legal):
+    masked = logits.masked_fill(~legal, float("-inf"))
+    log_p = masked - torch.logsumexp(masked, -1, keepdim=True).detach()  # the right number, the wrong gradient
+    return -torch.where(legal, target * log_p, torch.zeros_like(log_p)).sum(-1).mean()
+WRONG['policy_loss_gradient'] = ('check_policy_loss', wrong_policy_loss_detached_normaliser, 'but not its gradient')
+
+def wrong_negamax_strict_cutoff(state, depth, alpha, beta, evaluate):
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        score = -wrong_negamax_strict_cutoff(state.apply(action), depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha > beta: break  # misses the cut-offs where alpha == beta
+    return best
+WRONG['negamax_strict_cutoff'] = ('check_negamax', wrong_negamax_strict_cutoff, 'some cut-offs happened, but too few')
+
+def wrong_god_policy_without_end(actions, visits):
+    policy = [0.0] * 126
+    for action, n in zip(actions, visits):
+        if action != 125: policy[action] = n / sum(visits)
+    return policy
+WRONG['god_policy_without_end'] = ('check_god_policy', wrong_god_policy_without_end, '')
 
 def reference_god_policy(actions, visits):
     "Each edge's share of the visits, at its sub-action number; 0 for the sub-actions that are not edges."
@@ -714,6 +755,14 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
                          ["returned a float", "expected a one-number torch tensor", "not .item()"]),
     "value_targets_none_item": ("check_value_targets", lambda states, winner: [None] * len(states),
                                 ["item 0 is None, not a number"]),
+    "legal_actions_plain_tuples": ("check_legal_actions", lambda state: [tuple(a) for a in reference_legal_actions(state)],
+                                   ["item 0 is a tuple", "not a Placement or a Move"]),
+    "winning_turns_as_text": ("check_winning_turns",
+                              lambda state: [format_turn(state, t) for t in reference_winning_turns(state)],
+                              ["not a turn (a tuple of Steps)"]),
+    "winning_turns_flattened": ("check_winning_turns",
+                                lambda state: [step for t in reference_winning_turns(state) for step in t],
+                                ["not a turn (a tuple of Steps)"]),
 }
 
 @pytest.mark.parametrize("name", sorted(WRONG_TYPES))
@@ -728,6 +777,19 @@ def test_wrong_type_named(name):
                                          ("check_minotaur_targets", _generator_of(reference_minotaur_targets))])
 def test_generator_accepted_where_any_iterable_is(checker, fn):
     assert getattr(exercises, checker)(fn) is True
+
+def test_numpy_cell_numbers_accepted():
+    assert exercises.check_minotaur_targets(lambda play, worker: np.array(reference_minotaur_targets(play, worker))) is True
+
+def test_a_path_changed_by_the_learner_is_shown_as_it_was():
+    "The input shown is the path as the checker handed it over, not what the learner's function left of it."
+    def popping(path, leaf_player, value):
+        while path: path.pop()
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_backup(popping)
+    message = str(failure.value)
+    assert "changed its argument `path`" in message
+    table = message.split("on this input:\n", 1)[1]
+    assert table.count("\n") >= 3 and "leaf:" in table, message
 
 def visit_policy_sorting(visits, temperature):
     policy = reference_visit_policy(visits, temperature)

@@ -601,6 +601,13 @@ def _close(a, b) -> bool:
     try: return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
     except (TypeError, ValueError): return False
 
+def _float32_hint(got, expected) -> str:
+    "What to say when the numbers `got` agree with `expected` only to float32's 7 digits or so ('' otherwise)."
+    pairs = [(float(g), float(e)) for g, e in zip(got, expected)]
+    if not pairs or not all(math.isclose(g, e, rel_tol=2e-6, abs_tol=1e-6) for g, e in pairs): return ""
+    return ("your numbers agree with the course's to about 7 digits only, as float32 computes them: compute in "
+            "float64 (Python floats, np.float64, or .double() for a tensor)")
+
 # %% ../nbs/34_exercises.ipynb #dfb5e0f1
 # Wrong PUCT formulas learners often write, each with what to say: (p, n, w, parent N, config) -> score.
 _PUCT_MISTAKES = (
@@ -642,6 +649,7 @@ def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
             stats = list(zip(node.priors, node.visits, node.value_sums))
             hints = [hint for formula, hint in _PUCT_MISTAKES
                      if all(_close(formula(p, n, w, N, config), g) for (p, n, w), g in zip(stats, got))]
+            hints.insert(0, _float32_hint(got, expected))
             raise ExerciseFailed(
                 f"node {i + 1} of {len(cases)} (N = {N} with its own evaluation): {len(wrong)} of {len(got)} scores "
                 f"differ.\n\n{shown()}\n\n"
@@ -806,11 +814,14 @@ def check_legal_softmax(fn: Callable) -> bool:
             row = int((~good).nonzero()[0])
             g, e, mask = got[row], expected[row], legal[row]
             hints = []
-            if not torch.isfinite(g).all(): hints.append(_not_finite_hint(label, logits, legal, got, row))
+            if bool((g[mask] <= 0).all()) and bool((g[~mask] == -math.inf).all()):
+                hints.append("these are log-probabilities (all 0 or below, -inf for the illegal actions): return the "
+                             "probabilities themselves, the softmax, or the exp of the log-softmax")
+            elif not torch.isfinite(g).all(): hints.append(_not_finite_hint(label, logits, legal, got, row))
             elif (g[~mask] != 0).any():
                 hints.append("mask before the softmax: illegal actions must get probability exactly 0 "
                              "(logits.masked_fill(~legal, float('-inf')).softmax(-1))")
-            elif not math.isclose(float(g.sum()), 1.0, abs_tol=1e-4):
+            elif float(g.sum()) < 1.0 - 1e-4:
                 hints.append(f"this row sums to {float(g.sum()):.4f}, not 1: masking the probabilities after the "
                              "softmax leaves the legal ones short; mask the logits before it")
             if torch.allclose(got, torch.softmax(logits.double().masked_fill(~legal, float("-inf")), 0).nan_to_num(),
@@ -935,7 +946,7 @@ def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
             wald = z * math.sqrt(p * (1 - p) / games)
             centre = (p + z * z / (2 * games)) / (1 + z * z / games)
             short = z * math.sqrt(p * (1 - p) / games) / (1 + z * z / games)
-            hints = []
+            hints = [_float32_hint((low, high), expected)]
             if (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
                 hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
                              "point at 0 or n wins and is too narrow for few games. Wilson's centre is "
@@ -1421,7 +1432,7 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
                                      "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))", e.error) from None
             expected = _elo_difference(score)
             if got == expected or _close(got, expected): continue
-            hints = []
+            hints = [_float32_hint([got], [expected])]
             if 0 < score < 1:
                 if _close(got, 400 * math.log(score / (1 - score))): hints.append("use log10, not the natural log")
                 elif _close(got, -expected): hints.append("a score above 0.5 means a positive difference: s / (1 - s), "

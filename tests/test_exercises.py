@@ -553,6 +553,14 @@ def wrong_god_policy_without_end(actions, visits):
     return policy
 WRONG['god_policy_without_end'] = ('check_god_policy', wrong_god_policy_without_end, '')
 
+def wrong_wilson_in_float32(points, games):
+    return tuple(float(np.float32(x)) for x in reference_wilson_interval(points, games))
+WRONG['wilson_float32'] = ('check_wilson_interval', wrong_wilson_in_float32, 'as float32 computes them')
+
+def wrong_softmax_log_probabilities(logits, legal):
+    return logits.masked_fill(~legal, float("-inf")).log_softmax(-1)
+WRONG['softmax_log_probabilities'] = ('check_legal_softmax', wrong_softmax_log_probabilities, 'these are log-probabilities')
+
 def reference_god_policy(actions, visits):
     "Each edge's share of the visits, at its sub-action number; 0 for the sub-actions that are not edges."
     policy = [0.0] * 126

@@ -947,7 +947,12 @@ def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
             centre = (p + z * z / (2 * games)) / (1 + z * z / games)
             short = z * math.sqrt(p * (1 - p) / games) / (1 + z * z / games)
             hints = [_float32_hint((low, high), expected)]
-            if (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
+            full = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+            if _close(low, centre) and _close(high, full):
+                hints.append("return the interval's ends, (centre - half-width, centre + half-width), not the centre "
+                             "and the half-width")
+            elif _close(low, expected[1]) and _close(high, expected[0]): hints.append("the low end comes first: (low, high)")
+            elif (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
                 hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
                              "point at 0 or n wins and is too narrow for few games. Wilson's centre is "
                              "(p + z²/2n) / (1 + z²/n), its half-width z·√(p(1-p)/n + z²/4n²) / (1 + z²/n)")

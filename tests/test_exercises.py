@@ -561,6 +561,15 @@ def wrong_softmax_log_probabilities(logits, legal):
     return logits.masked_fill(~legal, float("-inf")).log_softmax(-1)
 WRONG['softmax_log_probabilities'] = ('check_legal_softmax', wrong_softmax_log_probabilities, 'these are log-probabilities')
 
+def wrong_wilson_centre_and_half_width(points, games):
+    low, high = reference_wilson_interval(points, games)
+    return (low + high) / 2, (high - low) / 2
+WRONG['wilson_centre_half'] = ('check_wilson_interval', wrong_wilson_centre_and_half_width, "the interval's ends")
+
+def wrong_wilson_swapped(points, games):
+    return reference_wilson_interval(points, games)[::-1]
+WRONG['wilson_swapped'] = ('check_wilson_interval', wrong_wilson_swapped, 'the low end comes first')
+
 def reference_god_policy(actions, visits):
     "Each edge's share of the visits, at its sub-action number; 0 for the sub-actions that are not edges."
     policy = [0.0] * 126

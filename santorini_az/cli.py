@@ -271,7 +271,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()
-def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors)."),
+def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), or champion (the shipped network)."),
            out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write."),
            force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."

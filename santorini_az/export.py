@@ -181,7 +181,9 @@ def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarr
 
 # %% ../nbs/31_export.ipynb #ff5203fb
 def export_command(checkpoint: str | Path, out: str | Path, replace: bool = False) -> dict[str, str]:
-    "Export `checkpoint` to the ONNX file `out` (an existing one only if `replace`); return the file's metadata."
+    "Export `checkpoint` ('champion': the shipped network) to the ONNX file `out` (an existing one only if `replace`)."
+    from santorini_az.arena import CHAMPION  # the name every other command takes for the shipped network
+    if str(checkpoint) == "champion": checkpoint = CHAMPION
     out = Path(out)
     if not out.parent.is_dir(): raise ExportError(f"the folder {out.parent} does not exist")
     check_destination(out, replace)  # before the export, which would meet the same refusal at the end

@@ -71,6 +71,8 @@ def load_god_checkpoint(path: str | Path) -> tuple[GodNet, dict]:
     "The god network saved at `path` (on the CPU, in eval mode) and its extra metadata; RunError if it is not one."
     path = Path(path)
     if not path.is_file(): raise RunError(f"no god network checkpoint at {path}")
+    if path.suffix == ".onnx": raise RunError(f"{path} is an ONNX export: god positions here read a god network's "
+                                              ".safetensors checkpoint (the .onnx is for the browser app)")
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             metadata, tensors = f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}

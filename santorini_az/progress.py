@@ -37,15 +37,16 @@ class Progress:
             task = bar.add_task(description, total=total, rate="")
             def advance(n=1):
                 bar.advance(task, n)
-                speed = bar.tasks[0].speed
+                done = bar.tasks[0]  # the rate over the whole task: games finish in bursts, which a recent window overstates
+                speed = done.completed / done.elapsed if done.elapsed else 0.0
                 bar.update(task, rate=f"{speed:.1f}/s" if speed else "")
             yield advance
 
     def say(self, text: str) -> None:
-        "Print a line (rich markup allowed) unless quiet."
+        "Print a line (rich markup allowed) unless quiet, whole: in a log file or a pipe too (grep finds it)."
         if not self.quiet:
-            from rich import print as rprint
-            rprint(text)
+            from rich import get_console
+            get_console().print(text, soft_wrap=True)
 
 # %% ../nbs/25_progress.ipynb #12dd2f4d
 def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:

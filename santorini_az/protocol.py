@@ -656,7 +656,10 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
         except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
     go = budgets[0] if budgets else "depth 2"
     longest = max(_parse_go(g.split()).get("movetime", 0) for g in (go, go_second or go))  # a move: budget + 60 s
-    match = play_match(first, second, openings, go, go_second, _options(options_first), _options(options_second),
-                       seed=seed, move_timeout=60 + longest / 1000, echo=print, gods=gods)
+    first_options, second_options = _options(options_first), _options(options_second)
+    names = tuple(command + "".join(f" [{k}={v}]" for k, v in options.items())  # which engine was which, options too
+                  for command, options in ((first, first_options), (second, second_options)))
+    match = play_match(first, second, openings, go, go_second, first_options, second_options,
+                       seed=seed, move_timeout=60 + longest / 1000, echo=print, names=names, gods=gods)
     print(match.summary())
     return match

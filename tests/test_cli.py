@@ -42,6 +42,22 @@ def test_bad_input_is_one_clear_line(args, culprit):
     assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: ") and culprit in lines[0]
 
 
+def test_a_god_network_exported_to_onnx_is_named_not_misread(tmp_path):
+    "God positions read a god network's .safetensors checkpoint; an .onnx export gets one sentence, not a parse error."
+    exported = tmp_path / "god.onnx"
+    exported.write_bytes(b"\x08\x07onnx")
+    result = run("inspect", "0000000000000000000000000/1/apollo:C3,D4/pan:B2,D2", "--checkpoint", str(exported))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1 and f"{exported} is an ONNX export" in lines[0], result.stderr
+
+
+def test_progress_lines_stay_whole_in_a_pipe():
+    "A stage line longer than 80 columns is one line in a log file (rich would otherwise wrap it at 80)."
+    code = "from santorini_az.progress import Progress; Progress().say('arena it 6: kept ' * 12 + 'champion')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines() == ["arena it 6: kept " * 12 + "champion"], done.stdout
+
+
 def test_a_value_of_the_wrong_type_is_named_by_the_parser():
     "Typer's own refusal (exit 2, no traceback) names the argument, in its usage panel."
     result = run("perft", "startpos", "x")
@@ -81,6 +97,7 @@ def test_a_god_match_between_two_engines():
     assert lines[1].startswith("game 2: first engine plays player 2 (pan)")
     assert "forfeits" not in result.stdout
     assert "(apollo as player 1, pan as player 2): +" in lines[-1] and "in 2 games" in lines[-1], lines[-1]
+    assert lines[-1].startswith(f"{engine} [Engine=alphazero] vs {engine} [Engine=alphazero] ("), lines[-1]  # options named
 
 
 def test_god_positions_show_their_gods_moves_and_perft():

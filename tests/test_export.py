@@ -148,6 +148,10 @@ def test_export_command_errors_name_the_culprit(exported, tmp_path):
     assert not list(tmp_path.glob(".*.tmp")), "a failed export leaves no temporary file"
     metadata = export_command(checkpoint, tmp_path / "ok.onnx")
     assert metadata["net"] == "32x4" and (tmp_path / "ok.onnx").exists()
+    from santorini_az.arena import CHAMPION
+    from santorini_az.network import load_checkpoint
+    shipped = json.loads(export_command("champion", tmp_path / "champion.onnx")["checkpoint"])  # the name other commands take
+    assert shipped["iteration"] == load_checkpoint(CHAMPION)[1]["iteration"]
 
 
 def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):

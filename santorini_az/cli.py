@@ -58,7 +58,7 @@ def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
 # %% ../nbs/33_cli.ipynb #0943e773
 @app.command()
 def perft(position: str = typer.Argument(..., help=POSITION_HELP),
-          depth: int = typer.Argument(..., min=0, max=8, help="How many actions (with gods: whole turns) deep to count.")):
+          depth: int = typer.Argument(..., min=0, max=8, help="How many actions (with gods: whole turns) deep to count; from the start, depth 5 takes seconds and depth 6 several minutes (each ply about fifty times the last).")):
     "Count the action sequences of length DEPTH from POSITION (with gods: the turn sequences, by chapter 11b's compiled rules)."
     state = read_position(position)
     if isinstance(state, GodState):
@@ -220,7 +220,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
         if gods is None: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
         else: result = run_god_match(first, second, gods, openings, sims, seed, Progress(quiet), workers)
     except _run_errors() as e: fail(str(e))
-    typer.echo(match_summary(result))
+    typer.echo(match_summary(result, gods))
 
 @app.command()
 def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the shipped network) or mcts (uniform prior)."),
@@ -293,7 +293,11 @@ def serve(run_dir: str = typer.Argument(..., help="A training run directory."),
 # %% ../nbs/33_cli.ipynb #b6a25bb5
 @app.command()
 def engine():
-    "Speak the UCI-like engine protocol on stdin/stdout (alpha-beta or the AlphaZero search; see chapter 30)."
+    """Speak the UCI-like engine protocol on stdin/stdout (alpha-beta or the AlphaZero search; chapter 30).
+
+    Commands: uci | isready | setoption name NAME value VALUE | ucinewgame | position startpos (or startpos gods GOD1 GOD2, or fen POSITION), then moves M1 M2 ... if any | go nodes N (or depth D, movetime MS, infinite) | stop | help | quit.
+
+    For example: setoption name Engine value alphazero, setoption name Checkpoint value champion (the shipped network; without it the uniform prior), position startpos moves C3 D4 B2 D2, go movetime 500."""
     from santorini_az.protocol import engine_command
     engine_command()
 

@@ -32,11 +32,11 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_summary', 'god_player',
-           'god_match_up', 'run_god_match', 'generate_games', 'Inspection', 'pv_line', 'edge_text',
-           'principal_variation', 'inspect', 'inspect_god', 'god_evaluator', 'inspect_position', 'inspect_table',
-           'help_text', 'legend', 'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back',
-           'show_position', 'engine_player', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_up_text',
+           'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games', 'Inspection', 'pv_line',
+           'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator', 'inspect_position',
+           'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move',
+           'take_back', 'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -73,10 +73,16 @@ def run_match(first: str, second: str, openings: int = 50, simulations: int = 64
     with progress.task(f"{a.name} vs {b.name}", 2 * openings) as advance:
         return play_match(a, b, starts, rng, advance, workers)
 
-def match_summary(result: MatchResult) -> str:
-    "One line: the score with its 95% interval."
+def match_up_text(gods: str | None) -> str:
+    "A match's gods as its summary names them: '' (mortal), ' (every god match-up)', ' (apollo as player 1, pan as player 2)'."
+    if gods is None: return ""
+    pair = god_match_up(gods)
+    return " (every god match-up)" if pair is None else f" ({pair[0]} as player 1, {pair[1]} as player 2)"
+
+def match_summary(result: MatchResult, gods: str | None = None) -> str:
+    "One line: the score with its 95% interval (and, for a god match, the `gods` it was played with)."
     low, high = wilson_interval(result.points_a, result.games)
-    return (f"{result.a} vs {result.b}: {result.points_a:g}/{result.games} = {result.score:.1%} "
+    return (f"{result.a} vs {result.b}{match_up_text(gods)}: {result.points_a:g}/{result.games} = {result.score:.1%} "
             f"(95% interval {low:.1%} to {high:.1%})")
 
 # %% ../nbs/27_play.ipynb #96a2de4a
@@ -216,7 +222,7 @@ def inspect_position(state: State | GodState, spec: str = "mcts", simulations: i
 def inspect_table(report: dict):
     "The inspection as a rich Table."
     from rich.table import Table
-    title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}"
+    title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}   (for the player to move)"
     table = Table(title=title, caption="principal variation: " + pv_line(report["pv"]))
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:

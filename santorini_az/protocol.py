@@ -40,11 +40,12 @@ from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'STARTUP_SECONDS',
-           'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher',
-           'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'parse_gods', 'winner_of', 'play_move_text',
-           'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher', 'engine_command',
-           'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match', 'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP',
+           'STARTUP_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
+           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'parse_gods',
+           'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher',
+           'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
+           'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -224,6 +225,15 @@ def _parse_option(tokens: list[str]) -> tuple[str, str]:
     if not matches: raise ProtocolError(f"unknown option {name!r}; options are {', '.join(OPTIONS)}")
     return matches[0], value
 
+PROTOCOL_HELP = (  # what `help` answers, one info string a line
+    "uci: the engine's name and options, then uciok",
+    "isready: load and compile what the options name, then readyok",
+    "setoption name NAME value VALUE: e.g. Engine alphazero, then Checkpoint champion (else the uniform prior)",
+    "ucinewgame: a new game (forget the last one)",
+    "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
+    "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
+    "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
+
 def _parse_position(tokens: list[str]) -> State | GodState:
     "The position of `position startpos [gods <god1> <god2>] | fen <notation> [moves ...]`."
     if not tokens: raise ProtocolError("position needs 'startpos' or 'fen <position>'")
@@ -337,6 +347,9 @@ class EngineSession:
     def _cmd_position(self, args): self.state = _parse_position(args)
 
     def _cmd_stop(self, args): self._stop_search(wait=False)
+
+    def _cmd_help(self, args):
+        for line in PROTOCOL_HELP: self.write(f"info string {line}")
 
 # %% ../nbs/30_protocol.ipynb #06fd1706
 def _set_option(self, args):

@@ -112,7 +112,9 @@ def plot_puzzles(ax, records):
         x, y = series(records, "train", key)
         if len(x): ax.plot(x, y, marker=".", label=label)
     ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
-    legend_above(ax)
+    if ax.lines: legend_above(ax)
+    else: ax.text(0.5, 0.5, "no puzzle scores in this run\n(chapter 9a's puzzles are mortal positions)",
+                  ha="center", va="center", transform=ax.transAxes, color="gray")
 
 def plot_speed(ax, records):
     x, y = series(records, "selfplay", "games_per_hour")
@@ -162,7 +164,7 @@ def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None =
     iterations are whole numbers, so their axis ticks are too."""
     if name == "arena" and arena is not None: plot_arena(ax, records, gate_line(arena))
     else: PANELS[name](ax, records)
-    if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))  # "time" has shares across
+    if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True, min_n_ticks=1))  # even for one point
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):
     "One figure with the named `panels` (default: every panel), three to a row; `arena`: the run's arena settings."

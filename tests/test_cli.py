@@ -143,7 +143,7 @@ def test_a_god_arena_between_the_god_network_and_the_uniform_search():
     result = run("arena", "champion", "mcts", "--gods", "artemis,demeter", "--openings", "2", "--sims", "16", "--quiet",
                  "--workers", "1")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("champion vs mcts: ") and "/4 = " in result.stdout, result.stdout
+    assert result.stdout.startswith("champion vs mcts (artemis as player 1, demeter as player 2): ") and "/4 = " in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("args, culprit", [

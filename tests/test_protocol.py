@@ -481,3 +481,14 @@ def test_a_compiled_search_stopped_before_it_began_still_answers_a_legal_move():
     searcher.stop()
     result = searcher.search(state, nodes=0, reset_stop=False)
     assert result.nodes == 0 and result.action in {action_index(state, a) for a in state.legal_actions()}
+
+
+def test_help_lists_every_command_the_engine_takes():
+    "`help` answers in info strings, naming each command the session has a handler for (and quit)."
+    from santorini_az.protocol import EngineSession
+    answers = []
+    EngineSession(answers.append).handle("help")
+    assert answers and all(line.startswith("info string ") for line in answers)
+    commands = {name[len("_cmd_"):] for name in dir(EngineSession) if name.startswith("_cmd_")} | {"quit"}
+    text = " ".join(answers)
+    assert all(f" {command}" in f" {text.replace(';', ' ')}" for command in commands), (commands, answers)

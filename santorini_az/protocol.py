@@ -40,12 +40,12 @@ from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP',
-           'STARTUP_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
-           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'parse_gods',
-           'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher',
-           'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
-           'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP', 'CLOCK_WORDS',
+           'MOVES_TO_GO', 'STARTUP_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
+           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime',
+           'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
+           'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch',
+           'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -232,6 +232,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "ucinewgame: a new game (forget the last one)",
     "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
     "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
+    "go wtime MS btime MS [winc MS binc MS] [movestogo N]: a clock; the move takes its share of the player's time",
     "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
 
 def _parse_position(tokens: list[str]) -> State | GodState:
@@ -250,14 +251,37 @@ def _parse_position(tokens: list[str]) -> State | GodState:
         state = play_move_text(state, text)
     return state
 
+CLOCK_WORDS = ("wtime", "btime", "winc", "binc", "movestogo")  # UCI's clock: player 1 is "w", player 2 is "b"
+MOVES_TO_GO = 30  # the moves a player's time is shared over when `movestogo` does not say
+
 def _parse_go(tokens: list[str]) -> dict:
-    "The budget of `go [nodes n | depth d | movetime ms | infinite]`."
+    "The budget of `go [nodes n | depth d | movetime ms | infinite | wtime ms btime ms [winc ms binc ms movestogo n]]`."
     if not tokens: return {}
     if tokens == ["infinite"]: return {"infinite": True}
+    if tokens[0] in CLOCK_WORDS: return {"clock": _parse_clock(tokens)}
     if len(tokens) != 2 or tokens[0] not in ("nodes", "depth", "movetime"):
-        raise ProtocolError(f"go takes one of: nodes <n>, depth <d>, movetime <ms>, infinite; got {' '.join(tokens)!r}")
+        raise ProtocolError(f"go takes one of: nodes <n>, depth <d>, movetime <ms>, infinite, or a clock "
+                            f"(wtime <ms> btime <ms> [winc <ms> binc <ms>] [movestogo <n>]); got {' '.join(tokens)!r}")
     if not tokens[1].isdigit() or int(tokens[1]) < 1: raise ProtocolError(f"go {tokens[0]} needs a positive integer")
     return {tokens[0]: int(tokens[1])}
+
+def _parse_clock(tokens: list[str]) -> dict:
+    "`wtime 60000 btime 55000 winc 1000 ...` as {'wtime': 60000, ...}: each word once, each value a whole number."
+    words, values = tokens[0::2], tokens[1::2]
+    if len(words) != len(values) or any(w not in CLOCK_WORDS for w in words) or len(set(words)) != len(words):
+        raise ProtocolError(f"a clock is pairs of {', '.join(CLOCK_WORDS)} and milliseconds, each once; got {' '.join(tokens)!r}")
+    if not all(v.isdigit() for v in values): raise ProtocolError(f"go {' '.join(tokens)}: the times must be whole numbers of ms")
+    clock = dict(zip(words, map(int, values)))
+    if clock.get("movestogo") == 0: raise ProtocolError("go movestogo needs a positive integer")
+    return clock
+
+def clock_movetime(clock: dict, player: int) -> int:
+    """The milliseconds `player` (0: wtime and winc, 1: btime and binc) spends on this move: its time shared over the
+    moves to go, plus most of its increment, and never all that is left (50 ms stay for the answer to arrive)."""
+    left = clock.get(("wtime", "btime")[player])
+    if left is None: raise ProtocolError(f"go: the clock gives no time for player {player + 1} ({('wtime', 'btime')[player]})")
+    share = left / clock.get("movestogo", MOVES_TO_GO) + 0.8 * clock.get(("winc", "binc")[player], 0)
+    return max(1, int(min(share, left - 50)))
 
 # %% ../nbs/30_protocol.ipynb #e5eb8c66
 def parse_gods(names: Sequence[str]) -> tuple[str, str]:
@@ -448,6 +472,7 @@ def _go(self, args):
     received = time.perf_counter()  # `go movetime` counts from here, making the searcher included
     budget = _parse_go(args)
     state = self.state
+    if "clock" in budget: budget = {"movetime": clock_movetime(budget["clock"], state.player)}  # this move's share
     if winner_of(state) is not None:  # a GUI waits for a bestmove after every go
         self.write("info string error: the game is over: no move to search")
         self.write("bestmove (none)")

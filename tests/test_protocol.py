@@ -492,3 +492,29 @@ def test_help_lists_every_command_the_engine_takes():
     commands = {name[len("_cmd_"):] for name in dir(EngineSession) if name.startswith("_cmd_")} | {"quit"}
     text = " ".join(answers)
     assert all(f" {command}" in f" {text.replace(';', ' ')}" for command in commands), (commands, answers)
+
+
+def test_a_clock_gives_each_move_its_share_of_the_players_time():
+    "UCI's `go wtime btime [winc binc] [movestogo]`: the player to move's time over the moves to go, plus 0.8 of its increment."
+    from santorini_az.protocol import ProtocolError, _parse_go, clock_movetime
+    clock = _parse_go("wtime 30000 btime 1500 winc 1000 binc 0".split())["clock"]
+    assert clock_movetime(clock, 0) == 30000 // 30 + 800 and clock_movetime(clock, 1) == 1500 // 30
+    assert clock_movetime(_parse_go("wtime 9000 btime 9000 movestogo 3".split())["clock"], 1) == 3000
+    assert clock_movetime({"wtime": 60, "winc": 5000}, 0) == 10  # never more than what is left, less 50 ms
+    assert clock_movetime({"wtime": 20}, 0) == 1
+    for bad, words in [("wtime 100 btime", "pairs"), ("wtime 100 nodes 5", "pairs"), ("wtime 1 wtime 2", "each once"),
+                       ("wtime x btime 5", "whole numbers"), ("wtime 5 movestogo 0", "positive")]:
+        with pytest.raises(ProtocolError, match=words): _parse_go(bad.split())
+    with pytest.raises(ProtocolError, match="no time for player 2"): clock_movetime({"wtime": 100}, 1)
+
+
+def test_go_with_a_clock_answers_within_its_share():
+    from santorini_az.protocol import EngineSession
+    answers = []
+    session = EngineSession(answers.append)
+    for line in ["isready", "position startpos moves C3 D4 B2 D2", "go wtime 3000 btime 3000"]: session.handle(line)
+    session.thread.join(30)
+    assert answers[-1].startswith("bestmove ") and answers[-1] != "bestmove (none)", answers
+    session.handle("go btime 100")  # player 1 to move, and the clock names only player 2's time
+    session.thread is None or session.thread.join(30)
+    assert "no time for player 1 (wtime)" in " ".join(answers) and answers[-1] == "bestmove (none)", answers

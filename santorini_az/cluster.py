@@ -75,8 +75,8 @@ class RayPool:
 
     def run(self, function: Callable, shares: list[tuple], report: Callable = lambda item: None) -> list:
         """Chapter 06's `WorkerPool.run` on the actors: `function(*shares[w], worker=w, progress=...)` on actor w, the
-        factories and players in a share (or in its lists) shipped with their model files. The items a share reports go to `report` when
-        it is done; an actor that dies is replaced, and its share runs again."""
+        factories and players in a share (or in its lists) shipped with their model files. The items a share reports
+        go to `report` when it is done; an actor that dies is replaced, and its share runs again."""
         import ray
         if len(shares) > self.size: raise ValueError(f"{len(shares)} shares for a pool of {self.size} actors")
         shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else ship(arg) for arg in args))

@@ -866,13 +866,13 @@ def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], s
     try: (got,) = torch.autograd.grad(loss, logits, allow_unused=True)
     except RuntimeError as e:
         raise ExerciseFailed(f"{label}: the loss is right, but torch cannot take its gradient: {e}\n\n{shown()}\n\n"
-                             "HINT: avoid in-place operations (masked_fill_, +=) on tensors the loss depends on") from None
+                             "HINT: avoid in-place operations (masked_fill_, +=) on what the loss depends on") from None
     got = torch.zeros_like(expected) if got is None else got
     if torch.allclose(got, expected, rtol=1e-4, atol=1e-6): return
     row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
     raise ExerciseFailed(
-        f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: at row "
-        f"{row}, action {action}, expected {float(expected[row, action]):+.6f}, yours {float(got[row, action]):+.6f} "
+        f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: "
+        f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, yours {float(got[row, action]):+.6f} "
         f"(the largest difference).\n\n{shown()}\n\n"
         "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
         "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
@@ -898,11 +898,10 @@ def check_policy_loss(fn: Callable) -> bool:
             if not got.requires_grad:
                 raise ExerciseFailed(f"{label}: the loss does not depend on the logits through torch (no gradient).\n\n"
                                      "HINT: compute it with torch operations only; no .item(), .numpy() or detach()")
-            if _close(float(got.detach()), float(expected)) or math.isclose(float(got.detach()), float(expected), rel_tol=1e-5):
+            B, value = x.shape[0], float(got.detach())
+            if _close(value, float(expected)) or math.isclose(value, float(expected), rel_tol=1e-5):
                 _compare_gradients(label, got, x, _expected_gradient(logits[rows], t, m), shown)
                 continue
-            got = got.detach()
-            B, value = x.shape[0], float(got)
             log_all = torch.log_softmax(logits[rows], -1)
             log_visited = masked_log_softmax(logits[rows], t > 0)
             variants = (
@@ -951,7 +950,8 @@ def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
             if _close(low, centre) and _close(high, full):
                 hints.append("return the interval's ends, (centre - half-width, centre + half-width), not the centre "
                              "and the half-width")
-            elif _close(low, expected[1]) and _close(high, expected[0]): hints.append("the low end comes first: (low, high)")
+            elif _close(low, expected[1]) and _close(high, expected[0]):
+                hints.append("the low end comes first: (low, high)")
             elif (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
                 hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
                              "point at 0 or n wins and is too narrow for few games. Wilson's centre is "

@@ -113,7 +113,7 @@ def plot_puzzles(ax, records):
         if len(x): ax.plot(x, y, marker=".", label=label)
     ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
     if ax.lines: legend_above(ax)
-    else: ax.text(0.5, 0.5, "no puzzle scores in this run\n(chapter 9a's puzzles are mortal positions)",
+    else: ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal)",
                   ha="center", va="center", transform=ax.transAxes, color="gray")
 
 def plot_speed(ax, records):

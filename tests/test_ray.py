@@ -174,14 +174,13 @@ def test_god_games_on_the_cluster_are_the_games_played_here(cluster):
 
 def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_path):
     """Chapter 09's match of a network against α-β, split over the actors (the network's file shipped with its player):
-    the same games, share for share, as over two local processes."""
+    the same games, share for share, as two shares played here."""
     saved = {k: os.environ.get(k) for k in RAY_ENV}
     os.environ.update(RAY_ENV)
     import ray
     import torch
     from santorini_az.arena import SearchPlayer, match_outcomes, reference_player
     from santorini_az.cluster import RayPool
-    from santorini_az.engine import close_worker_pools, worker_pool
     from santorini_az.game import random_openings
     from santorini_az.network import NetConfig, NetworkFactory, SantoriniNet, save_checkpoint
     torch.manual_seed(0)
@@ -190,15 +189,17 @@ def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_p
     openings = random_openings(2, np.random.default_rng(5))
     def outcomes(workers):
         return match_outcomes(network, reference_player("alphabeta1"), openings, np.random.default_rng(6), workers=workers)
+    class TwoSharesHere:  # chapter 06's pool contract (`run`), both shares played in this process, one after the other
+        size = 2
+        def run(self, function, shares, report=lambda item: None):
+            return [function(*share, worker=w, progress=report) for w, share in enumerate(shares)]
     ray.init(address=cluster, log_to_driver=False)
     try:
         pool = RayPool(cluster)
         on_ray = outcomes(pool)
         pool.close()
         assert network._evaluate is None  # its evaluator was built on the actors, not in this process
-        here = outcomes(worker_pool(2))
-        close_worker_pools()
-        assert len(on_ray) == 4 and on_ray == here
+        assert len(on_ray) == 4 and on_ray == outcomes(TwoSharesHere())
     finally:
         ray.shutdown()
         for k, v in saved.items():

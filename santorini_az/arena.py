@@ -27,7 +27,7 @@ __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', '
            'gate_verdict', 'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once',
            'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
            'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'Rules', 'outcomes_by_turns',
-           'match_outcomes', 'match_result', 'play_match']
+           'match_outcomes', 'seats_text', 'match_result', 'play_match']
 
 # %% ../nbs/09_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -282,7 +282,7 @@ def outcomes_by_turns(first: Player, second: Player, openings: list[State], rng:
     chapter 28's Ray actors), split over it: share w is `schedule[w::used]`, played with its own generator. (A number
     of workers keeps the match in this process, so that its games do not depend on the machine's cores.)"""
     schedule = pairing_schedule(len(openings))
-    pool = None if workers is None or isinstance(workers, int) or len(schedule) < 2 else workers
+    pool = None if isinstance(workers, int) or len(schedule) < 2 else workers
     if pool is None: return _play_by_turns(first, second, openings, schedule, rng, progress, max_plies, rules)
     used, seed = min(pool.size, len(schedule)), int(rng.integers(2**31))
     shares = pool.run(_by_turns_job, [(first, second, openings, schedule[w::used], seed, max_plies, rules)
@@ -311,6 +311,10 @@ def match_outcomes(first: Player, second: Player, openings: list[State], rng: np
     if both_search and first.config == second.config:
         return _outcomes_on_engine(first, second, openings, rng, progress, workers)
     return outcomes_by_turns(first, second, openings, rng, progress, max_plies, workers)
+
+def seats_text(gods: tuple[str, str]) -> str:
+    "The gods of a god match's two seats, as a match's summary names them: 'apollo as player 1, pan as player 2'."
+    return f"{gods[0]} as player 1, {gods[1]} as player 2"
 
 def match_result(first: Player, second: Player, outcomes: list[GameOutcome]) -> MatchResult:
     "The outcomes summed up from `first`'s side."

@@ -872,8 +872,8 @@ def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], s
     row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
     raise ExerciseFailed(
         f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: "
-        f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, yours {float(got[row, action]):+.6f} "
-        f"(the largest difference).\n\n{shown()}\n\n"
+        f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, "
+        f"yours {float(got[row, action]):+.6f} (the largest difference).\n\n{shown()}\n\n"
         "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
         "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
 
@@ -1080,9 +1080,10 @@ def check_cell_name(fn: Callable[[int], str]) -> bool:
 VISIT_TEMPERATURES = (1.0, 0.5, 2.0, 0.0, 0.01)
 
 def _with_tied_visits(root: Node) -> Node:
-    "A copy of the searched `root` with made-up visits: two edges tied on the most, 2,000 (N ** 100 overflows), the rest few."
+    "A copy of the searched `root` with made-up visits: two edges tied on the most, 2,000 (N ** 100 overflows)."
     node = Node(root.state)
-    node.priors, node.value_sums, node.value, node.is_expanded = list(root.priors), list(root.value_sums), root.value, True
+    node.priors, node.value_sums, node.value = list(root.priors), list(root.value_sums), root.value
+    node.is_expanded = True
     node.visits = [3 + i % 5 for i in range(len(root.actions))]
     node.visits[1] = node.visits[-1] = 2000  # the first maximum is edge 1: T = 0 puts everything there
     return node
@@ -1774,8 +1775,9 @@ def _turns_text(state: GodState, turns, most: int = 10) -> str:
 def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
     """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
     them) with which the player to move wins at once, in any order, against `god_winner` after the turn (a win by
-    the rules or a power, or an opponent left with no legal turn), the wins chapter 11b's α-β finds at depth 1: on positions where a power wins (Pan's drop, Artemis's second step, Apollo's
-    swap, Minotaur's climb by a push) or forbids (Athena's mark), and on random positions of several match-ups."""
+    the rules or a power, or an opponent left with no legal turn), the wins chapter 11b's α-β finds at depth 1: on
+    positions where a power wins (Pan's drop, Artemis's second step, Apollo's swap, Minotaur's climb by a push) or
+    forbids (Athena's mark), and on random positions of several match-ups."""
     def body(fn):
         states = _win_positions()
         for i, state in enumerate(states):

@@ -27,7 +27,7 @@ from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay
 from .files import check_destination
 from .replay import save_examples
 from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, player_from_spec,
-                                play_match, wilson_interval)
+                                play_match, seats_text, wilson_interval)
 from .rundir import RunError
 from .progress import Progress
 
@@ -74,10 +74,10 @@ def run_match(first: str, second: str, openings: int = 50, simulations: int = 64
         return play_match(a, b, starts, rng, advance, workers)
 
 def match_up_text(gods: str | None) -> str:
-    "A match's gods as its summary names them: '' (mortal), ' (every god match-up)', ' (apollo as player 1, pan as player 2)'."
+    "A match's gods as its summary names them: '' (mortal), ' (every god match-up)' or ' (apollo as player 1, ...)'."
     if gods is None: return ""
     pair = god_match_up(gods)
-    return " (every god match-up)" if pair is None else f" ({pair[0]} as player 1, {pair[1]} as player 2)"
+    return " (every god match-up)" if pair is None else f" ({seats_text(pair)})"
 
 def match_summary(result: MatchResult, gods: str | None = None) -> str:
     "One line: the score with its 95% interval (and, for a god match, the `gods` it was played with)."
@@ -222,7 +222,8 @@ def inspect_position(state: State | GodState, spec: str = "mcts", simulations: i
 def inspect_table(report: dict):
     "The inspection as a rich Table."
     from rich.table import Table
-    title = f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}   (for the player to move)"
+    title = (f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}   "
+             "(for the player to move)")
     table = Table(title=title, caption="principal variation: " + pv_line(report["pv"]))
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:

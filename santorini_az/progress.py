@@ -37,7 +37,7 @@ class Progress:
             task = bar.add_task(description, total=total, rate="")
             def advance(n=1):
                 bar.advance(task, n)
-                done = bar.tasks[0]  # the rate over the whole task: games finish in bursts, which a recent window overstates
+                done = bar.tasks[0]  # over the whole task: games finish in bursts, which inflate a recent rate
                 speed = done.completed / done.elapsed if done.elapsed else 0.0
                 bar.update(task, rate=f"{speed:.1f}/s" if speed else "")
             yield advance

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, Brain, SearchResult
-from .arena import CHAMPION, wilson_interval
+from .arena import CHAMPION, seats_text, wilson_interval
 from .encoding import action_from_index
 from .engine import UNVISITED, Tree, root_value, search_batch
 from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
@@ -268,9 +268,10 @@ def _parse_go(tokens: list[str]) -> dict:
 def _parse_clock(tokens: list[str]) -> dict:
     "`wtime 60000 btime 55000 winc 1000 ...` as {'wtime': 60000, ...}: each word once, each value a whole number."
     words, values = tokens[0::2], tokens[1::2]
+    text = " ".join(tokens)
     if len(words) != len(values) or any(w not in CLOCK_WORDS for w in words) or len(set(words)) != len(words):
-        raise ProtocolError(f"a clock is pairs of {', '.join(CLOCK_WORDS)} and milliseconds, each once; got {' '.join(tokens)!r}")
-    if not all(v.isdigit() for v in values): raise ProtocolError(f"go {' '.join(tokens)}: the times must be whole numbers of ms")
+        raise ProtocolError(f"a clock is pairs of {', '.join(CLOCK_WORDS)} and milliseconds, each once; got {text!r}")
+    if not all(v.isdigit() for v in values): raise ProtocolError(f"go {text}: the times must be whole numbers of ms")
     clock = dict(zip(words, map(int, values)))
     if clock.get("movestogo") == 0: raise ProtocolError("go movestogo needs a positive integer")
     return clock
@@ -278,9 +279,10 @@ def _parse_clock(tokens: list[str]) -> dict:
 def clock_movetime(clock: dict, player: int) -> int:
     """The milliseconds `player` (0: wtime and winc, 1: btime and binc) spends on this move: its time shared over the
     moves to go, plus most of its increment, and never all that is left (50 ms stay for the answer to arrive)."""
-    left = clock.get(("wtime", "btime")[player])
-    if left is None: raise ProtocolError(f"go: the clock gives no time for player {player + 1} ({('wtime', 'btime')[player]})")
-    share = left / clock.get("movestogo", MOVES_TO_GO) + 0.8 * clock.get(("winc", "binc")[player], 0)
+    time_word, increment_word = ("wtime", "winc") if player == 0 else ("btime", "binc")
+    left = clock.get(time_word)
+    if left is None: raise ProtocolError(f"go: the clock gives no time for player {player + 1} ({time_word})")
+    share = left / clock.get("movestogo", MOVES_TO_GO) + 0.8 * clock.get(increment_word, 0)
     return max(1, int(min(share, left - 50)))
 
 # %% ../nbs/30_protocol.ipynb #e5eb8c66
@@ -623,7 +625,7 @@ class EngineMatch:
         n = self.wins + self.losses
         low, high = wilson_interval(self.wins, n)
         elo = lambda p: 400 * math.log10(p / (1 - p)) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
-        gods = f" ({self.gods[0]} as player 1, {self.gods[1]} as player 2)" if self.gods else ""
+        gods = f" ({seats_text(self.gods)})" if self.gods else ""
         return (f"{self.first} vs {self.second}{gods}: +{self.wins} -{self.losses} in {n} games, score {self.score:.3f} "
                 f"(95% {low:.3f}-{high:.3f}), Elo difference {elo(self.score):+.0f} ({elo(low):+.0f} to {elo(high):+.0f})")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer',
-           'IPv6Server', 'start_server', 'serve_command']
+           'AppServer', 'IPv6Server', 'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
@@ -130,7 +131,13 @@ def _check_app(app_dir: Path) -> None:
     if not (app_dir / "index.html").exists():
         raise ServeError(f"no built web app in {app_dir}: run `npm ci && npm run build` in web/ (or bash tools/setup.sh)")
 
-class IPv6Server(ThreadingHTTPServer):
+class AppServer(ThreadingHTTPServer):
+    "The app's server: a browser that leaves mid-download (a closed tab, a reload) is no error worth a traceback."
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)): return
+        super().handle_error(request, client_address)
+
+class IPv6Server(AppServer):
     "The server for an IPv6 address (`ThreadingHTTPServer` listens on IPv4 addresses only)."
     address_family = socket.AF_INET6
 
@@ -141,7 +148,7 @@ def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, ap
     _check_app(app_dir)
     cache_dir = Path(tempfile.mkdtemp(prefix="santorini_az-serve-"))
     handler = type("Handler", (_Handler,), {"models": ChampionModels(run_dir, cache_dir)})
-    server_class = IPv6Server if ":" in host else ThreadingHTTPServer  # ::1, say
+    server_class = IPv6Server if ":" in host else AppServer  # ::1, say
     try: server = server_class((host, port), partial(handler, directory=str(app_dir)))
     except OSError as e:
         shutil.rmtree(cache_dir, ignore_errors=True)

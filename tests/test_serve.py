@@ -1,7 +1,9 @@
 "serve: the champion manifest, on-the-fly export and caching, static files, binding and shutdown."
 import json
 import socket
+import struct
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -130,3 +132,29 @@ def test_a_god_runs_champion_is_the_god_entry(tmp_path):
     assert manifest["url"] == "champion.onnx" and manifest["god"] == {"id": "iter-0002", "name": "iteration 2 of run",
                                                                       "url": "champion-0002.onnx"}
     assert onnx_metadata(tmp_path / "cache" / "champion-0002.onnx")["game"] == "gods"
+
+
+def request_threads() -> list:
+    return [t for t in threading.enumerate() if "process_request_thread" in t.name]
+
+
+def test_a_browser_that_leaves_mid_download_is_no_traceback(tmp_path, app, capsys):
+    "A client that resets its connection during a large download (a closed tab) leaves nothing on stderr, and the server goes on."
+    (app / "assets" / "big.wasm").write_bytes(bytes(32 * 2**20))
+    with start_server(make_run(tmp_path / "run"), app_dir=app) as server:
+        client = socket.create_connection(("127.0.0.1", server.server.server_address[1]), timeout=10)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.sendall(b"GET /assets/big.wasm HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert client.recv(4096).startswith(b"HTTP/1.0 200")
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        client.close()
+        for _ in range(200):  # the request's thread meets the reset on its next write
+            if not request_threads(): break
+            time.sleep(0.05)
+        assert not request_threads(), "the download's thread did not end"
+        assert b"<title>santorini</title>" in fetch(server.url)[0]
+        try: raise ValueError("a real error")  # anything else is still reported
+        except ValueError: server.server.handle_error(None, ("127.0.0.1", 0))
+    err = capsys.readouterr().err
+    assert "ConnectionResetError" not in err and "BrokenPipeError" not in err, err
+    assert "ValueError: a real error" in err

@@ -86,6 +86,15 @@ TEMPLATE = r"""{%- extends 'index.html.j2' -%}
 {{ super() }}
 {%- endif -%}
 {%- endblock input_group %}
+{#- The chapters' own code, highlighted by Pygments (which escapes it): nbconvert's bleach pass over it took a quarter
+    of the render, for nothing. -#}
+{% block input %}
+<div class="jp-CodeMirrorEditor jp-Editor jp-InputArea-editor" data-type="inline">
+     <div class="cm-editor cm-s-jupyter">
+{{ cell.source | highlight_code(metadata=cell.metadata) }}
+     </div>
+</div>
+{%- endblock input %}
 {% block error -%}
 <div class="preview-error">
 {{ super() }}

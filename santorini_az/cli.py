@@ -297,7 +297,7 @@ def engine():
 
     Commands: uci | isready | setoption name NAME value VALUE | ucinewgame | position startpos (or startpos gods GOD1 GOD2, or fen POSITION), then moves M1 M2 ... if any | go nodes N (or depth D, movetime MS, infinite, or a clock: wtime MS btime MS) | stop | help | quit.
 
-    For example: setoption name Engine value alphazero, setoption name Checkpoint value champion (the shipped network; without it the uniform prior), position startpos moves C3 D4 B2 D2, go movetime 500."""
+    For example: setoption name Engine value alphazero (with the shipped network; setoption name Checkpoint value <empty>: the uniform prior), position startpos moves C3 D4 B2 D2, go movetime 500."""
     from santorini_az.protocol import engine_command
     engine_command()
 

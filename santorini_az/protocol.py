@@ -203,7 +203,7 @@ class CompiledGodSearcher(GodSearcher):
 OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "Engine": ("combo", "alphabeta", "var alphabeta var alphazero"),
     "Search": ("combo", "compiled", "var compiled var readable"),  # alphazero: chapter 6's tree, or chapter 3's search
-    "Checkpoint": ("string", "", ""),  # a network checkpoint for alphazero; empty = the uniform prior
+    "Checkpoint": ("string", "champion", ""),  # alphazero's network: champion = the shipped one; empty = the uniform prior
     "GodCheckpoint": ("string", "champion", ""),  # alphazero on god positions: a god network; champion = the shipped one
     "Simulations": ("spin", 200, "min 1 max 1000000"),  # alphazero: simulations for a plain `go`
     "Depth": ("spin", 6, "min 1 max 64"),  # alphabeta: depth for a plain `go`
@@ -228,7 +228,7 @@ def _parse_option(tokens: list[str]) -> tuple[str, str]:
 PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "uci: the engine's name and options, then uciok",
     "isready: load and compile what the options name, then readyok",
-    "setoption name NAME value VALUE: e.g. Engine alphazero, then Checkpoint champion (else the uniform prior)",
+    "setoption name NAME value VALUE: e.g. Engine alphazero (the shipped network; Checkpoint <empty>: the uniform prior)",
     "ucinewgame: a new game (forget the last one)",
     "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
     "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
@@ -411,7 +411,8 @@ def check_brain(value: str) -> None:
 # %% ../nbs/30_protocol.ipynb #eb28edaf
 def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     """The AlphaZero searcher the options (Search, Checkpoint, Threads) name: chapter 6's compiled tree with the
-    network on ONNX Runtime, or chapter 3's readable search with it on torch; the uniform prior without a Checkpoint."""
+    network on ONNX Runtime, or chapter 3's readable search with it on torch; Checkpoint 'champion' (the default) is the
+    network the course ships, empty the uniform prior."""
     checkpoint, threads = options["Checkpoint"], max(1, options["Threads"])
     if checkpoint == "champion": checkpoint = str(CHAMPION)  # the network the course ships
     if options["Search"] == "readable":
@@ -437,7 +438,7 @@ def god_searcher(options: dict) -> GodSearcher:
     return CompiledGodSearcher(onnx_factory(path, threads)())
 
 def _searcher(self):
-    "The searcher the Engine option names, made on first use (AlphaZero: uniform priors until a Checkpoint is set)."
+    "The searcher the Engine option names, made on first use (AlphaZero: with the network the Checkpoint option names)."
     if self.options["Engine"] == "alphabeta":
         if self.alphabeta is None:
             brain = self.options["Brain"] or None

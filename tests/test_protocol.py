@@ -131,8 +131,20 @@ def test_go_infinite_answers_only_after_stop(engine):
     engine.quit()
 
 
+def test_alphazero_plays_the_shipped_network_unless_told_otherwise():
+    """`Engine alphazero` searches with the network the course ships (a GUI user who picks it gets the strong engine, as
+    with GodCheckpoint); `Checkpoint <empty>` is the uniform prior."""
+    from santorini_az.protocol import EngineSession, uniform_planes_evaluator
+    session = EngineSession(lambda line: None)
+    session.handle("setoption name Engine value alphazero")
+    assert session._searcher().evaluate is not uniform_planes_evaluator
+    session.handle("setoption name Checkpoint value <empty>")
+    assert session._searcher().evaluate is uniform_planes_evaluator
+
+
 def test_alphazero_engine_uniform_prior(engine):
     engine.send("setoption name Engine value alphazero")
+    engine.send("setoption name Checkpoint value <empty>")
     engine.send("setoption name Simulations value 50")
     engine.send("position fen 0000000230000000000000000/1/C4,A1/E1,E2")
     engine.send("go")

@@ -38,12 +38,17 @@ if ! "$VPY" -c 'import torch' 2>/dev/null; then
 fi
 # The package and its tools through uv (from PyPI): the same resolution as pip's, installed in seconds instead of the
 # half minute pip spends unpacking them on one core; it keeps the torch installed above. pip if uv cannot be had.
+# Bytecode is compiled now, for every installed package (uv's --compile-bytecode; pip does it by default) and for the
+# package's own modules (an editable install is imported from santorini_az/): where PYTHONDONTWRITEBYTECODE is set,
+# as on CI machines, Python never writes it, and every process would compile numpy, numba, matplotlib, ... and the
+# package again from source (~1.5 s of a core per process that starts the engine; the tests start hundreds).
 if "$VPY" -m pip install -q uv && "$VPY" -m uv --version >/dev/null 2>&1; then
-  "$VPY" -m uv pip install -q --python "$VPY" -e ".[dev,ray]"
+  "$VPY" -m uv pip install -q --compile-bytecode --python "$VPY" -e ".[dev,ray]"
 else
   echo "setup: uv could not be installed; installing with pip (slower)" >&2
   "$VPY" -m pip install -q -e ".[dev,ray]"
 fi
+"$VPY" -m compileall -q santorini_az
 
 # The engines' numba functions, compiled once and cached beside their modules (tools/compile_engines.py), two parts
 # side by side: no chapter or test waits for the compiler later, and two run at once never compile the same function.

@@ -33,8 +33,8 @@ from .gods import (GODS, GodState, Step, Turn, build, format_god_position, forma
                                god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
-from .god_search import (GodEvaluator, god_search_player, has_won_mid_turn, node_winner, turn_played,
-                                     uniform_god_evaluator)
+from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mid_turn, most_visited,
+                                     node_winner, turn_played, uniform_god_evaluator)
 
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
@@ -1273,15 +1273,22 @@ class SearchCancelled(Exception):
 
 def god_engine_turn(state: GodState, simulations: int, evaluate: GodEvaluator = uniform_god_evaluator,
                     on_progress=None, cancelled=None) -> Turn | None:
-    "`god_search_player(simulations, evaluate)`'s turn in `state`, reporting progress; None if `cancelled()` turns true."
-    calls, every = 0, max(1, simulations // 50)
+    "`god_search_player(simulations, evaluate)`'s turn in `state`, with each search's progress; None if `cancelled()`."
+    config, calls, every = SearchConfig(simulations=simulations), 0, max(1, simulations // 50)
     def watched(node: GodNode):
         nonlocal calls
         if cancelled is not None and cancelled(): raise SearchCancelled
         calls += 1
-        if on_progress and calls % every == 0: on_progress(calls % (simulations + 1) / (simulations + 1))  # per search
+        if on_progress and calls % every == 0: on_progress(min(1.0, calls / (simulations + 1)))  # root + simulations
         return evaluate(node)
-    try: return god_search_player(simulations, watched)(state)
+    position = GodNode(state)
+    try:
+        while True:  # as god_search_player plays: the most visited sub-action of each decision's search
+            calls = 0
+            if has_won_mid_turn(position): index = legal_sub_actions(position)[0]  # a build that is never made
+            else: index = most_visited(god_search(position, watched, config))
+            if (turn := turn_played(position, index)) is not None: return turn
+            position = play_sub_action(position, index)
     except SearchCancelled: return None
 
 # %% ../nbs/29_widgets.ipynb #0627f9f8

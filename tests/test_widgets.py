@@ -303,8 +303,8 @@ def test_the_dashboard_pauses_when_no_view_is_left_and_follows_again_when_shown(
 # --- Playing with gods -------------------------------------------------------------------------------------------
 
 from santorini_az.god_encoding import END_ACTION, GodNode, legal_sub_actions, play_sub_action, step_of, turn_tree
-from santorini_az.gods import (GODS, Step, build, dome, format_turn, god_apply, god_legal_turns, god_start, god_winner,
-                               move, parse_god_position, parse_turn, place, play_turns)
+from santorini_az.gods import (GODS, Step, build, dome, format_god_position, format_turn, god_apply, god_legal_turns,
+                               god_start, god_winner, move, parse_god_position, parse_turn, place, play_turns)
 from santorini_az.god_search import god_search_player
 from santorini_az.notation import parse_cell
 from santorini_az.widgets import (POWER_TEXT, GodBoardWidget, GodClick, GodInspectWidget, GodPlayWidget, god_click, god_click_targets,
@@ -669,3 +669,27 @@ def test_god_inspect_widget_refuses_what_is_not_a_god_evaluator(tmp_path, spec, 
         save_checkpoint(spec, SantoriniNet(NetConfig(8, 1)))
     with pytest.raises(WidgetError, match=culprit):
         GodInspectWidget(specs=spec)
+
+
+def test_the_engine_turns_progress_runs_once_per_search(monkeypatch):
+    """The bar's progress starts again with each decision's search and only grows during it, even where simulations end
+    the game without calling the evaluator (a count over the whole turn wrapped around in the middle of a search)."""
+    import santorini_az.god_search
+    import santorini_az.widgets
+    seen, real_search = [], santorini_az.god_search.god_search
+    def marked_search(*args, **kwargs):
+        seen.append("search")
+        return real_search(*args, **kwargs)
+    monkeypatch.setattr(santorini_az.god_search, "god_search", marked_search)
+    monkeypatch.setattr(santorini_az.widgets, "god_search", marked_search, raising=False)
+    rng, state, searches = random.Random(3), god_start(("artemis", "minotaur")), 0
+    while god_winner(state) is None:
+        seen.clear()
+        turn = god_engine_turn(state, 24, on_progress=seen.append)
+        runs = " ".join(str(x) for x in seen).split("search")[1:]  # the progress reported during each search
+        searches += len(runs)
+        for run in runs:
+            values = [float(x) for x in run.split()]
+            assert values == sorted(values) and all(0 <= v <= 1 for v in values), (format_god_position(state), values)
+        state = god_apply(state, rng.choice(god_legal_turns(state)) if rng.random() < 0.5 else turn)
+    assert searches > 20

@@ -420,18 +420,25 @@ def _action_text(state: State, action) -> str:
 
 def _is_next_to(a: int, b: int) -> bool: return b in STEPS[a]
 
+def _malformed(action) -> bool:
+    "Not one of the game's actions at all: not a Placement or Move, or a cell that is no number 0-24, or a worker 2."
+    if isinstance(action, Placement): return not (isinstance(action.cell, int) and 0 <= action.cell < 25)
+    if not isinstance(action, Move): return True
+    return action.worker not in (0, 1) or not all(isinstance(c, int) and 0 <= c < 25 for c in (action.to, action.build))
+
 def _extra_hint(state: State, action) -> str:
     "The usual mistake behind an action that should not be in the list."
     if has_climbed(state): return ("the game is over (the player who just moved stands on level 3): "
                                    "there are no legal actions once a worker has climbed onto level 3")
     taken = occupied(state)
     if isinstance(action, Placement):
+        if _malformed(action): return "a Placement is the number (0-24) of the cell the worker goes on"
         if not in_setup(state): return "once both of a player's workers are placed, the actions are moves, not placements"
         if action.cell in taken: return "a worker cannot be placed on a cell that already has a worker"
         return "placements go on empty cells of level 0-2"
     if not isinstance(action, Move): return "return the game's Placement and Move actions (chapter 1)"
     if in_setup(state): return "in the setup phase the only actions are placements: moves start once both workers are down"
-    if action.worker not in (0, 1) or not all(isinstance(c, int) and 0 <= c < 25 for c in (action.to, action.build)):
+    if _malformed(action):
         return "a Move is (the worker's index, 0 or 1, the cell it moves to, the cell it builds on), cells numbered 0-24"
     here, heights = state.workers[state.player][action.worker], state.heights
     if not _is_next_to(here, action.to): return "a worker moves to one of the 8 cells next to it"
@@ -480,7 +487,9 @@ def _compare_actions(fn: Callable, state: State, where: str) -> int:
             texts = sorted(_action_text(state, a) for a in actions)
             shown = ", ".join(texts[:12]) + (f", … ({len(texts) - 12} more)" if len(texts) > 12 else "")
             lines.append(f"{label} ({len(texts)}): {shown}")
-    hints = [_extra_hint(state, a) for a in sorted(extra, key=repr)] + [_missing_hint(state, a) for a in sorted(missing)]
+    malformed = sorted((a for a in extra if _malformed(a)), key=repr)  # the missing ones are then these, written wrong
+    hints = ([_extra_hint(state, a) for a in malformed] if malformed else
+             [_extra_hint(state, a) for a in sorted(extra, key=repr)] + [_missing_hint(state, a) for a in sorted(missing)])
     if twice: hints.append("each action must appear once")
     raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(hints, "compare the missing and extra actions with the rules"))
 

@@ -13,8 +13,9 @@ import torch
 from santorini_az import exercises
 from santorini_az.encoding import ACTION_PERMUTATIONS, transform_planes, transform_policy
 from santorini_az.exercises import ExerciseFailed
-from santorini_az.game import CELLS, DOME, STEPS, Move, Placement
+from santorini_az.game import CELLS, DOME, STEPS, Move, Placement, legal_actions
 from santorini_az.gods import format_turn
+from santorini_az.notation import cell_name
 
 REFERENCES = {}
 WRONG = {}
@@ -865,3 +866,13 @@ def test_not_a_function():
 def test_wrong_number_of_parameters():
     with pytest.raises(ExerciseFailed, match="calls your function with 1 argument"):
         exercises.check_cell_name(lambda row, col: "A5")
+
+@pytest.mark.parametrize("written_as_names, hint", [
+    (lambda a: Move(a.worker, cell_name(a.to), a.build) if isinstance(a, Move) else a, "a Move is (the worker's index"),
+    (lambda a: Placement(cell_name(a.cell)) if isinstance(a, Placement) else a, "a Placement is the number (0-24)")])
+def test_actions_written_wrong_get_that_hint_alone(written_as_names, hint):
+    "Cells given as names: the one hint that says how an action is written, not the rules' hints for the 'missing' ones."
+    fn = lambda state: [written_as_names(a) for a in legal_actions(state)]
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_actions(fn)
+    hints = [line for line in str(failure.value).splitlines() if line.startswith("HINT: ")]
+    assert len(hints) == 1 and hints[0].startswith(f"HINT: {hint}"), hints

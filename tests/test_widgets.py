@@ -686,10 +686,12 @@ def test_the_engine_turns_progress_runs_once_per_search(monkeypatch):
     while god_winner(state) is None:
         seen.clear()
         turn = god_engine_turn(state, 24, on_progress=seen.append)
-        runs = " ".join(str(x) for x in seen).split("search")[1:]  # the progress reported during each search
+        runs = []  # the progress reported during each search
+        for item in seen:
+            if item == "search": runs.append([])
+            else: runs[-1].append(item)
         searches += len(runs)
-        for run in runs:
-            values = [float(x) for x in run.split()]
+        for values in runs:
             assert values == sorted(values) and all(0 <= v <= 1 for v in values), (format_god_position(state), values)
         state = god_apply(state, rng.choice(god_legal_turns(state)) if rng.random() < 0.5 else turn)
     assert searches > 20

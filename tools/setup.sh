@@ -41,7 +41,7 @@ fi
 # Bytecode is compiled now, for every installed package (uv's --compile-bytecode; pip does it by default) and for the
 # package's own modules (an editable install is imported from santorini_az/): where PYTHONDONTWRITEBYTECODE is set,
 # as on CI machines, Python never writes it, and every process would compile numpy, numba, matplotlib, ... and the
-# package again from source (~1.5 s of a core per process that starts the engine; the tests start hundreds).
+# package again from source: test_protocol, test_cli and test_play took 126 core-s so, 75 compiled (for 26 once here).
 if "$VPY" -m pip install -q uv && "$VPY" -m uv --version >/dev/null 2>&1; then
   "$VPY" -m uv pip install -q --compile-bytecode --python "$VPY" -e ".[dev,ray]"
 else

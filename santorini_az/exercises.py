@@ -640,7 +640,8 @@ _SCORES = _Returns("a list of numbers, one score per edge", _each(_as_number, "a
 
 def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
     """Check `fn(node, config) -> scores`, one PUCT score per edge (aligned with `node.actions`), against
-    `mcts.puct_scores`: Q + c_puct · P · √N(node) / (1 + N(edge)), on every expanded node of real searches."""
+    `mcts.puct_scores`: Q + c_puct · P · √N(node) / (1 + N(edge)), on the first 25 expanded nodes of real searches,
+    each under two settings of (c_puct, fpu_value)."""
     def body(fn):
         configs = (SearchConfig(), SearchConfig(c_puct=2.5, fpu_value=-0.3))
         cases = [(node, config) for root in _searched_trees() for node in _expanded_nodes(root)[:25]
@@ -665,7 +666,8 @@ def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
                 + _edge_table(node, {"expected": expected, "yours": got}, first=wrong[0]) + "\n\n"
                 + _hints(hints, "score = W/N (or config.fpu_value when N is 0) + config.c_puct · P · "
                          "√(node.visit_count()) / (1 + N)"))
-        return f"mcts.puct_scores on {len(cases)} nodes of real searches"
+        return (f"mcts.puct_scores on {len(cases) // len(configs)} nodes of real searches × {len(configs)} settings of "
+                "(c_puct, fpu_value)")
     return _checking("check_puct_scores", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #db15f31a

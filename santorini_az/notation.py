@@ -1,4 +1,4 @@
-"""Positions and moves as short strings, the same ones the strongest open Santorini engine reads and writes.
+"""Positions and moves as short strings: what the command line, the tests and the engine protocol read and write.
 
 Docs: https://santorini-az.github.io/santorini_az/notation.html.md"""
 

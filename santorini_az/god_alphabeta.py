@@ -339,7 +339,7 @@ def compiled_perft(state: GodState, depth: int) -> int:
 _rng = np.random.default_rng(11)
 GOD_KEYS = _rng.integers(0, np.iinfo(np.uint64).max, size=(2, len(GODS)), dtype=np.uint64, endpoint=True)
 ATHENA_KEY = _rng.integers(0, np.iinfo(np.uint64).max, size=1, dtype=np.uint64, endpoint=True)
-DOUBLE_THREAT = 2  # a double threat weighs as this many single threats
+DOUBLE_THREAT = 2  # a threat the mortal rules call unstoppable (LOST_IN_2) weighs as this many single threats
 
 @njit(cache=True)
 def god_hash(heights, workers, player, gods, athena_moved_up) -> np.uint64:

@@ -218,8 +218,9 @@ def check_device(config: RunConfig) -> None:
     if not torch.cuda.is_available():
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
                          "use another preset, or --set device=cpu")
-    if bf16 and not torch.cuda.is_bf16_supported():
-        raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no bf16 (an Ampere or newer GPU has): keep fp32")
+    if bf16 and not torch.cuda.is_bf16_supported(including_emulation=False):
+        raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no native bf16 (an Ampere or newer GPU has; "
+                         "an older one only emulates it, slowly): keep fp32")
 
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."

@@ -1,4 +1,4 @@
-"""One helper that every file of the course goes through: a model, a checkpoint, the replay buffer, a record of the run. A kill at any moment leaves the old file or the new one, never half of one, and never a device replaced.
+"""One helper that nearly every file of the course goes through: a model, a checkpoint, the replay buffer, the run's JSON files (its log of records is appended a line at a time instead, chapter 23). A kill at any moment leaves the old file or the new one, never half of one, and never a device replaced.
 
 Docs: https://santorini-az.github.io/santorini_az/files.html.md"""
 

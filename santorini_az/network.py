@@ -239,7 +239,9 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     "`precision` ('fp32' or 'bf16') if `device` supports it, else 'fp32' with a warning."
     if precision not in ("fp32", "bf16"): raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
     if precision == "bf16":
-        supported = torch.cuda.is_bf16_supported() if device.type == "cuda" else cpu_supports_bf16()
+        # (on a GPU older than Ampere torch would count bf16 emulated in software as supported)
+        cuda = device.type == "cuda"
+        supported = torch.cuda.is_bf16_supported(including_emulation=False) if cuda else cpu_supports_bf16()
         if not supported:
             warnings.warn(f"bf16 is not supported natively on this {device.type.upper()}; falling back to fp32")
             return "fp32"

@@ -23,7 +23,7 @@ class GameRecord:
     "A finished game, T = the number of moves chosen (a god game, chapter 11c: a GodState start, 36 planes, 126 sub-actions)."
     start: State  # the position the game started from
     planes: np.ndarray  # [T, 5, 5, 9] float32: the network's input before each move
-    policy: np.ndarray  # [T, 153] float32: the search's visit distribution (the policy target, before temperature)
+    policy: np.ndarray  # [T, 153] float32: the policy target (the visit distribution, or Gumbel's improved policy)
     legal: np.ndarray  # [T, 153] bool: the legal actions
     player: np.ndarray  # [T] int8: the player to move
     root_value: np.ndarray  # [T] float32: the search's value at the root, for the player to move

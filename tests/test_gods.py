@@ -316,7 +316,7 @@ def test_athena_lasts_exactly_one_opponent_turn():
 
 
 def test_a_player_who_cannot_complete_a_turn_loses():
-    text = "0100011000000000001100010/1/mortal:A5,E1/athena:C3,C1"
+    text = "0100011000001000001100010/1/mortal:A5,E1/athena:C3,C1"  # Athena on C3 (level 1) has moved up
     assert god_winner(parse_god_position(text)) is None
     stuck = parse_god_position(text + "/athena-up")
     assert god_legal_turns(stuck) == [] and god_winner(stuck) == 1

@@ -279,8 +279,8 @@ def _type_hint(got, returns: _Returns) -> str:
     "The usual reason for a result of the wrong type."
     if got is None: return "a function that ends without a `return` (or with a bare `return`) gives None: return the result"
     if isinstance(got, Iterator) and not returns.iterators:
-        return ("a function that uses `yield` gives a generator, which can be read only once: collect the values in a list "
-                "and return that")
+        return ("a function that uses `yield`, or returns a generator expression `(... for ...)`, gives a generator, which "
+                "can be read only once: collect the values in a list and return that")
     if isinstance(got, str): return "return the value itself, not a string that shows it"
     return returns.hint
 
@@ -400,7 +400,7 @@ def _random_game_positions(count: int, seed: int, games: int | None = None) -> l
 # Hand-built positions where one rule matters each (in position notation, chapter 1a).
 EDGE_POSITIONS = {
     "a dome next to a worker": "0400000000000000000000000/1/A5,E1/E5,A1",
-    "levels 2 and 3 next to a worker on level 0": "0210030000000000000000000/1/A4,E1/E5,A1",
+    "levels 2 and 3 next to a worker on level 0": "0210030000000000000000000/1/A5,E1/E5,A1",
     "a worker on level 3 that may drop": "3000000000000000000000000/1/A5,E1/E5,A1",
     "a worker on level 3 next to a dome": "3400000000000000000000000/1/A5,E1/E5,A1",
     "a level-3 step that wins": "2300000000000000000000000/1/A5,E1/E5,A1",
@@ -825,7 +825,10 @@ def check_legal_softmax(fn: Callable) -> bool:
             row = int((~good).nonzero()[0])
             g, e, mask = got[row], expected[row], legal[row]
             hints = []
-            if bool((g[mask] <= 0).all()) and bool((g[~mask] == -math.inf).all()):
+            over_the_batch = torch.softmax(logits.double().masked_fill(~legal, float("-inf")), 0).nan_to_num()
+            if torch.allclose(got.nan_to_num(), over_the_batch, atol=1e-6):  # (columns illegal in every row give nan)
+                hints.append("softmax over the last dimension (each row's 153 actions), not over the batch")
+            elif bool((g[mask] <= 0).all()) and bool((g[~mask] == -math.inf).all()):
                 hints.append("these are log-probabilities (all 0 or below, -inf for the illegal actions): return the "
                              "probabilities themselves, the softmax, or the exp of the log-softmax")
             elif not torch.isfinite(g).all(): hints.append(_not_finite_hint(label, logits, legal, got, row))
@@ -835,9 +838,6 @@ def check_legal_softmax(fn: Callable) -> bool:
             elif float(g.sum()) < 1.0 - 1e-4:
                 hints.append(f"this row sums to {float(g.sum()):.4f}, not 1: masking the probabilities after the "
                              "softmax leaves the legal ones short; mask the logits before it")
-            if torch.allclose(got, torch.softmax(logits.double().masked_fill(~legal, float("-inf")), 0).nan_to_num(),
-                              atol=1e-6): hints.append("softmax over the last dimension (each row's 153 actions), "
-                                                       "not over the batch")
             raise ExerciseFailed(
                 f"{label}, row {row}: the probabilities differ.\n\nthe row's position:\n{_show(states[row])}\n\n"
                 f"legal actions: {int(mask.sum())}; your row sums to {float(g.sum()):.4g} and gives "
@@ -1040,9 +1040,9 @@ def check_negamax(fn: Callable) -> bool:
             hints = []
             if got in (math.inf, -math.inf): hints.append("a finished game has no moves, so the loop leaves ±inf: "
                                                           "return evaluate(state) when is_over(state)")
+            elif (mistake := _negamax_mistake(fn)) is not None: hints.append(mistake)
             elif _close(got, _minimax(state, depth, height_evaluation, negate=False)) or _close(got, -expected):
-                hints.append("negate the child's score: it is for the opponent (score = -negamax(child, depth - 1, "
-                             "-beta, -alpha, evaluate))")
+                hints.append(_NEGATE_HINT)
             raise ExerciseFailed(
                 f"depth {depth}: expected the score {expected}, yours is {got}.\n\n{shown()}\n\n"
                 + _hints(hints, "the score is the best, over the moves, of minus the child's score; pass the window "
@@ -1059,6 +1059,31 @@ def check_negamax(fn: Callable) -> bool:
         return (f"minimax on {len(NEGAMAX_CASES)} positions, evaluating {leaves:,} leaves where plain minimax "
                 f"evaluates {minimax_leaves:,}")
     return _checking("check_negamax", fn, body)
+
+_NEGATE_HINT = "negate the child's score: it is for the opponent (score = -negamax(child, depth - 1, -beta, -alpha, evaluate))"
+
+def _swapped_window(state: State, depth: int, alpha: float, beta: float, evaluate) -> float:
+    "α-β negamax with the usual window mistake: the child gets (-alpha, -beta) instead of (-beta, -alpha)."
+    if depth == 0 or is_over(state): return evaluate(state)
+    best = -math.inf
+    for action in legal_actions(state):
+        score = -_swapped_window(apply(state, action), depth - 1, -alpha, -beta, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+
+def _negamax_mistake(fn: Callable) -> str | None:
+    "The hint for a known mistake that `fn` makes on every case (one case alone can fit two mistakes), else None."
+    mistakes = ((_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
+                                  "bounds are ours negated, and negating swaps which one is the lower"),
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT))
+    for mistake, hint in mistakes:
+        try:
+            if all(_close(fn(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation),
+                          mistake(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation))
+                   for text, depth in NEGAMAX_CASES): return hint
+        except Exception: return None  # it goes wrong another way on another case: no hint from here
+    return None
 
 def _reference_leaves() -> int:
     counted = _Counted(height_evaluation)
@@ -1482,7 +1507,7 @@ MINOTAUR_EDGES = {
 
 def _show_god(state: GodState) -> str:
     "A god position: the board drawn as text, then its notation string (chapter 01b)."
-    return f"{state.board}\nnotation: {format_god_position(state)}"
+    return f"{state}\nnotation: {format_god_position(state)}"
 
 def _minotaur_positions(count: int, seed: int) -> list[GodState]:
     "Positions of seeded random games where Minotaur (player 1) is to move with a worker next to an opponent's."

@@ -125,6 +125,8 @@ def legal_actions_with(climb=1, onto_dome=False, onto_worker=False, build_on_dom
 
 WRONG['legal_no_dome'] = ('check_legal_actions', legal_actions_with(onto_dome=True), 'a dome (level 4) can never be entered')
 WRONG['legal_climb_two'] = ('check_legal_actions', legal_actions_with(climb=2), 'a worker may climb at most one level')
+WRONG['legal_climb_two_edge'] = ('check_legal_actions', legal_actions_with(climb=2),  # a hand-built edge catches it
+                                 'edge position "levels 2 and 3 next to a worker on level 0"')
 WRONG['legal_occupied'] = ('check_legal_actions', legal_actions_with(onto_worker=True), 'cannot move onto a cell with a worker')
 WRONG['legal_no_vacated_build'] = ('check_legal_actions', legal_actions_with(build_where_it_left=False),
                                    'the cell the worker has just left is free')
@@ -179,6 +181,10 @@ def wrong_softmax_mask_after(logits, legal):
     return logits.softmax(dim=-1) * legal  # zeroes the illegal actions after the softmax
 WRONG['softmax_mask_after'] = ('check_legal_softmax', wrong_softmax_mask_after, 'mask the logits before it')
 
+def wrong_softmax_over_the_batch(logits, legal):
+    return logits.masked_fill(~legal, float("-inf")).softmax(0)  # dim 0: each action's column over the positions
+WRONG['softmax_over_the_batch'] = ('check_legal_softmax', wrong_softmax_over_the_batch, 'not over the batch')
+
 def wrong_softmax_overflow(logits, legal):
     weights = logits.exp() * legal  # exp of a large logit is inf
     return weights / weights.sum(-1, keepdim=True)
@@ -227,6 +233,16 @@ def wrong_negamax_sign(state, depth, alpha, beta, evaluate):
         if alpha >= beta: break
     return best
 WRONG['negamax_sign'] = ('check_negamax', wrong_negamax_sign, "negate the child's score")
+
+def wrong_negamax_swapped_window(state, depth, alpha, beta, evaluate):
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        score = -wrong_negamax_swapped_window(state.apply(action), depth - 1, -alpha, -beta, evaluate)  # (-beta, -alpha)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_swapped_window'] = ('check_negamax', wrong_negamax_swapped_window, 'not (-alpha, -beta)')
 
 def wrong_cell_rank(cell):
     row, col = divmod(cell, 5)
@@ -519,6 +535,12 @@ def wrong_winning_turns_climbs_and_powers_only(state):
     return [turn for turn in god_legal_turns(state) if god_apply(state, turn).won]  # forgets the stuck opponent
 WRONG['winning_turns_not_stuck'] = ('check_winning_turns', wrong_winning_turns_climbs_and_powers_only, 'leaves the opponent no legal turn')
 
+def test_a_god_position_in_a_message_is_read_by_the_god_rules():
+    "After Apollo's swap the mortal stands on level 3 without having won: a failure must not draw it as 'has won'."
+    from santorini_az.gods import parse_god_position
+    shown = exercises._show_god(parse_god_position("0000000000002000300000000/1/apollo:C3,A1/mortal:B2,E2"))
+    assert "player 1 (Apollo) to move" in shown and "has won" not in shown, shown
+
 def wrong_visit_policy_no_scaling(visits, temperature):
     if temperature == 0: return reference_visit_policy(visits, 0)
     weights = [n ** (1 / temperature) for n in visits]  # overflows for thousands of visits at T = 0.01
@@ -759,7 +781,8 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
                   ["returned None; expected a list of numbers", "without a `return`"]),
     "legal_actions_none": ("check_legal_actions", lambda state: None, ["returned None; expected a list of actions"]),
     "visit_policy_generator": ("check_visit_policy", _generator_of(reference_visit_policy),
-                               ["returned a generator; expected a list of numbers", "read only once"]),
+                               ["returned a generator; expected a list of numbers", "read only once",
+                                "returns a generator expression"]),
     "softmax_numpy": ("check_legal_softmax", lambda logits, legal: reference_legal_softmax(logits, legal).numpy(),
                       ["returned a numpy.ndarray of shape (32, 153); expected a torch tensor", "torch operations"]),
     "cell_name_int": ("check_cell_name", lambda cell: cell, ["returned an int 0; expected a string such as 'A5'"]),

@@ -215,10 +215,11 @@ def check_device(config: RunConfig) -> None:
                              "AMX): keep fp32")
     if config.device != "cuda": return  # with an onnxruntime backend the searches stay on the CPU, training goes to the GPU
     import torch
+    from santorini_az.network import cuda_supports_bf16
     if not torch.cuda.is_available():
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
                          "use another preset, or --set device=cpu")
-    if bf16 and not torch.cuda.is_bf16_supported(including_emulation=False):
+    if bf16 and not cuda_supports_bf16():
         raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no native bf16 (an Ampere or newer GPU has; "
                          "an older one only emulates it, slowly): keep fp32")
 

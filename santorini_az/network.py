@@ -30,9 +30,9 @@ from .mcts import legal_priors
 # %% auto #0
 __all__ = ['net_sizes', 'BOARD', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'NetConfig', 'parse_net_size', 'ConvBN',
            'ResidualBlock', 'SantoriniNet', 'random_planes', 'count_parameters', 'CheckpointError', 'save_checkpoint',
-           'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16', 'resolve_device',
-           'resolve_precision', 'BatchGraphs', 'NetworkEvaluator', 'NetworkFactory', 'measure_throughput',
-           'policy_value']
+           'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16', 'cuda_supports_bf16',
+           'resolve_device', 'resolve_precision', 'BatchGraphs', 'NetworkEvaluator', 'NetworkFactory',
+           'measure_throughput', 'policy_value']
 
 # %% ../nbs/04_network.ipynb #9e2a618f
 @dataclass(frozen=True)
@@ -228,6 +228,12 @@ def cpu_supports_bf16() -> bool:
         return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())  # elsewhere (ARM), oneDNN's own answer
     except (AttributeError, RuntimeError): return False
 
+def cuda_supports_bf16() -> bool:
+    """Does this GPU multiply bf16 natively (Ampere or newer)? torch's `is_bf16_supported()` also says yes where it can
+    only emulate bf16, slowly, unless asked for native support (torch 2.4 and later; before, it said native only)."""
+    try: return torch.cuda.is_bf16_supported(including_emulation=False)
+    except TypeError: return torch.cuda.is_bf16_supported()
+
 def resolve_device(device: str = "auto") -> torch.device:
     "'auto' -> CUDA if there is a GPU, else the CPU; 'cuda' without a GPU is an error."
     if device == "auto": device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -239,9 +245,7 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     "`precision` ('fp32' or 'bf16') if `device` supports it, else 'fp32' with a warning."
     if precision not in ("fp32", "bf16"): raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
     if precision == "bf16":
-        # (on a GPU older than Ampere torch would count bf16 emulated in software as supported)
-        cuda = device.type == "cuda"
-        supported = torch.cuda.is_bf16_supported(including_emulation=False) if cuda else cpu_supports_bf16()
+        supported = cuda_supports_bf16() if device.type == "cuda" else cpu_supports_bf16()
         if not supported:
             warnings.warn(f"bf16 is not supported natively on this {device.type.upper()}; falling back to fp32")
             return "fp32"

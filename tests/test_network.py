@@ -421,3 +421,15 @@ def test_cuda_graphs_give_the_plain_evaluators_answers_at_every_batch_size(devic
             assert mine.shape == theirs.shape and np.abs(mine - theirs).max() < 1e-4
     assert sorted(graphed.graphs.sizes) == [8, 16, 64]
     with pytest.raises(ValueError, match="choose one"): NetworkEvaluator(net, device=device, compile=True, cuda_graphs=True)
+
+
+def test_bf16_on_a_gpu_that_only_emulates_it_falls_back_to_fp32(monkeypatch):
+    "torch counts a pre-Ampere GPU's software bf16 as support unless asked for native support: we ask."
+    from santorini_az.network import cuda_supports_bf16, resolve_precision
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: including_emulation)  # a T4
+    with pytest.warns(UserWarning, match="not supported natively"):
+        assert resolve_precision("bf16", torch.device("cuda")) == "fp32"
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)  # an A100 or H100
+    assert resolve_precision("bf16", torch.device("cuda")) == "bf16"
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: False)  # torch before 2.4 knew native support only
+    assert not cuda_supports_bf16()

@@ -371,6 +371,30 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
     page.close()
 
 
+def test_atlas_domes_one_build_at_a_time(site, browser):
+    "Atlas (you) ticks 'build a dome' for one build: the page says so, and the box is clear again after it."
+    page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=atlas,mortal")
+    for _ in range(2):  # our two placements; the engine places after each
+        game = wait_for_my_turn_or_end(page)
+        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    game = wait_for_my_turn_or_end(page)
+    move = next(a for a in game["info"]["legal"] if a["kind"] == "move")
+    click_cells(page, move["from"], move["cell"])
+    game = wait_for_steps(page, 1)
+    assert page.is_visible("#domebox") and not page.is_checked("#dome")
+    page.check("#dome")
+    assert "build a dome on it" in page.inner_text("#godturn")
+    dome = next(a for a in game["info"]["legal"] if a["kind"] == "dome")
+    moves_before = len(game["moves"])
+    click_cells(page, dome["cell"])
+    page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=moves_before)
+    assert "@" in page.evaluate("window.santorini.game.moves")[moves_before]  # the build was a dome
+    assert not page.is_checked("#dome")  # and the next build is a block unless the box is ticked again
+    assert not page.errors
+    page.close()
+
+
 def god_network_in_python(site, tmp_path):
     """The page's Python engine (web/py/browser_engine.py) run here in CPython, and the site's god network on
     onnxruntime as its evaluator: what the worker computes, computed without the browser."""

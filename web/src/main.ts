@@ -169,7 +169,9 @@ function drawGodControls(info: PositionInfo | GodInfo) {
   const steps = isGodInfo(info) ? info.steps : [];
   // what a click can do now: the instructions name only those (after a move, no worker can move again)
   const kinds = new Set((legal as SubAction[]).map((a) => a.kind));
-  const clicks = [kinds.has("move") && "a worker to move it", (kinds.has("build") || kinds.has("dome")) && "a highlighted cell to build"]
+  const dome = kinds.has("dome") && $<HTMLInputElement>("dome").checked;
+  const clicks = [kinds.has("move") && "a worker to move it",
+    (kinds.has("build") || kinds.has("dome")) && (dome ? "a highlighted cell to build a dome on it" : "a highlighted cell to build")]
     .filter((c): c is string => Boolean(c));
   const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
   const end = canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "";
@@ -308,10 +310,13 @@ function onCellClick(cell: number) {
   const info = game.info;
   if (!info || game.thinking || info.winner !== null || info.player !== game.human) return;
   if (isGodInfo(info)) {
-    const next = godClick(info.legal, game.selection, cell, $<HTMLInputElement>("dome").checked);
+    const domeBox = $<HTMLInputElement>("dome");
+    const next = godClick(info.legal, game.selection, cell, domeBox.checked);
     game.selection = next.selection;
-    if (next.action !== undefined) playSubAction(next.action);
-    else draw();
+    if (next.action !== undefined) {
+      domeBox.checked = false; // Atlas's choice is for one build: the next one is a block again unless ticked again
+      playSubAction(next.action);
+    } else draw();
     return;
   }
   const next = click(info.legal, game.selection, cell, info.heights);
@@ -353,7 +358,10 @@ function redo() {
 
 const whoMoves = (position: string) => Number(position.split("/")[1]) - 1; // the notation's second field
 
-function resetInsight() { game.selection = {}; game.steps = []; game.hint = []; $("hinttext").textContent = ""; }
+function resetInsight() {
+  game.selection = {}; game.steps = []; game.hint = []; $("hinttext").textContent = "";
+  $<HTMLInputElement>("dome").checked = false;
+}
 
 async function newGame(start: string) {
   cancelThinking();

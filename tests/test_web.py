@@ -129,10 +129,18 @@ def page_state(page) -> str:
     return f"page texts: {texts}\ngame: {game}\nconsole: {page.console_lines[-20:]}\nerrors: {page.errors}"
 
 
+GUIDE = {"place": "to place a worker there", "worker": "your highlighted workers", "to": "to move there", "build": "to build on it"}
+
+
 def click_move(page, action: dict) -> None:
-    "Play `action` (a legal action from the page's list) by clicking the 2D board."
-    cells = [action["cell"]] if "cell" in action else [action["from"], action["to"], action["build"]]
-    for cell in cells: page.click(f'.board2d button[data-cell="{cell}"]')
+    """Play `action` (a legal action from the page's list) by clicking the 2D board; before each click the guide line
+    says what that click does (a winning step, onto level 3, completes the move before the build's click)."""
+    clicks = [("place", action["cell"])] if "cell" in action else [("worker", action["from"]), ("to", action["to"]),
+                                                                     ("build", action["build"])]
+    for step, cell in clicks:
+        if step == "build" and page.evaluate("window.santorini.game.selection.to") is None: break  # the move won
+        assert GUIDE[step] in page.inner_text("#godturn"), (step, page.inner_text("#godturn"))
+        page.click(f'.board2d button[data-cell="{cell}"]')
 
 
 def play_to_the_end(page, rng: random.Random, max_plies: int = 200) -> dict:

@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { click, forPlayerOne, moveList, type Selection, targets } from "./selection";
+import { click, forPlayerOne, moveList, nextClick, type Selection, targets } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -160,7 +160,7 @@ function draw() {
   drawInsight();
 }
 
-/** With gods: the turn so far, what a click does, the End turn button and Atlas's dome box. */
+/** The guide line: what a click does now (with gods: also the turn so far, the End turn button and Atlas's dome box). */
 function drawGodControls(info: PositionInfo | GodInfo) {
   const mine = isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null && !info.setup;
   const legal = mine ? (info as GodInfo).legal : [];
@@ -175,7 +175,9 @@ function drawGodControls(info: PositionInfo | GodInfo) {
     .filter((c): c is string => Boolean(c));
   const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
   const end = canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "";
-  $("godturn").textContent = !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + what + end;
+  const mortal = !isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null;
+  $("godturn").textContent = mortal ? nextClick((info as PositionInfo).legal, game.selection)
+    : !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + what + end;
 }
 
 function drawInsight() {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, click, forPlayerOne, moveList, targets } from "./selection";
+import { cellName, click, forPlayerOne, moveList, nextClick, targets } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -42,6 +42,18 @@ describe("click", () => {
   });
   it("places a worker in one click", () => {
     expect(click([{ text: "B4", cell: 6 }], {}, 6).move).toBe("B4");
+  });
+});
+
+describe("nextClick", () => {
+  it("says what each click of a move does, as the selection grows", () => {
+    expect(nextClick(moves, {})).toMatch(/your highlighted workers/);
+    expect(nextClick(moves, { from: 12 })).toMatch(/move there/);
+    expect(nextClick(moves, { from: 12, to: 7 })).toMatch(/build on it/);
+  });
+  it("asks for a placement during setup, and for nothing when there is no legal action", () => {
+    expect(nextClick([{ text: "B4", cell: 6 }], {})).toMatch(/place a worker/);
+    expect(nextClick([], {})).toBe("");
   });
 });
 

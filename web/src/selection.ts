@@ -36,6 +36,15 @@ export function click(legal: LegalAction[], selection: Selection, cell: number,
   return { selection: {}, move: move?.text };
 }
 
+/** What the next click does, in words, for the player to move: the page's guide line in a game without gods. */
+export function nextClick(legal: LegalAction[], selection: Selection): string {
+  if (!legal.length) return "";
+  if (legal[0].cell !== undefined) return "Click a highlighted cell to place a worker there.";
+  if (selection.from === undefined) return "Click one of your highlighted workers to move it.";
+  if (selection.to === undefined) return "Click a highlighted cell to move there (or another of your workers).";
+  return "Click a highlighted cell to build on it.";
+}
+
 /** The files and ranks of the board, as in notation: cell 0 is A5 (top left), cell 24 is E1. */
 export function cellName(cell: number): string {
   return "ABCDE"[cell % 5] + String(5 - Math.floor(cell / 5));

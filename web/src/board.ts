@@ -16,4 +16,5 @@ export interface BoardView {
 }
 
 export const PLAYER_COLOURS = ["#d9534f", "#2c7be5"];
-export const WORKER_MARKS = [["a", "b"], ["x", "y"]];
+// each worker's number, as the god turns name it ("move 2 D3") and chapter 1's pictures draw it; the colour says whose
+export const WORKER_MARKS = [["1", "2"], ["1", "2"]];

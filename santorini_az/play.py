@@ -247,11 +247,12 @@ GOD_TURNS = ["With gods a turn is written step by step (chapter 01b):",
 
 def help_text(gods: bool = False) -> str:
     "What the human can type: a move in notation (with `gods`, the turns' longer forms too), or one of the `COMMANDS`."
-    notation = ["Type a move in notation, files A-E from left to right and ranks 1-5 from bottom to top:",
+    notation = ["Type a move in notation (files A-E left to right, ranks 1-5 bottom to top):",
                 "  C3          place a worker on C3 (at the start each player places two)",
                 "  C3>C4^D5    move your worker from C3 to C4, then build on D5",
-                "A worker steps to a free neighbouring cell (at most one level up, any number down), then builds",
-                "on a free cell next to where it stands. Climb onto level 3 to win; a player who cannot move loses."]
+                "A worker steps to a free neighbouring cell (one level up at most, any number",
+                "down), then builds on a free cell next to where it stands. Climb onto level 3",
+                "to win; a player who cannot move loses."]  # every line fits an 80-column terminal
     commands = ["Or type a command:"] + [f"  {name:<11} {what}" for name, what in COMMANDS.items()]
     return "\n".join(notation + (GOD_TURNS if gods else []) + commands)
 
@@ -261,13 +262,13 @@ def legend(human: int) -> str:
     yours, engines = (" ".join(WORKER_MARKS[p]) for p in (human, 1 - human))
     mine = WORKER_MARKS[human][0]
     return "\n".join([
-        f"Legend: each cell is its level then who stands on it (2{mine}: your worker {mine} on level 2).",
+        f"Legend: a cell is its level, then who stands on it (2{mine}: your worker {mine}, level 2).",
         "  0 1 2 3   the level of the cell (3 is the top of a tower)",
         "  D         a dome: nobody steps or builds there",
         f"  {yours:<9} your first and second workers (player {human + 1})",
         f"  {engines:<9} the engine's first and second (player {2 - human})",
         "  .         nobody on the cell",
-        "The line under the board is the position in notation (santorini_az show and inspect read it)."])
+        "The line under the board is the position in notation (for santorini_az show)."])
 
 # %% ../nbs/27_play.ipynb #5ebaccb7
 def rules_of(state: State | GodState) -> Rules:

@@ -117,3 +117,10 @@ def test_cli_plays_with_gods_and_refuses_bad_ones():
     for gods in ("artemis,zeus", "artemis", "artemis,pan,atlas"):
         refused = play_cli([], "--gods", gods)
         assert refused.returncode == 2 and refused.stderr.startswith("error: --gods takes two gods") and "Traceback" not in refused.stderr
+
+
+def test_help_and_legend_fit_an_80_column_terminal():
+    from santorini_az.play import help_text, legend
+    for text in (help_text(), help_text(gods=True), legend(0), legend(1)):
+        too_wide = [line for line in text.splitlines() if len(line) > 80]
+        assert not too_wide, too_wide

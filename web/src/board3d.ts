@@ -22,6 +22,26 @@ function shown(object: THREE.Object3D | null): boolean {
   return true;
 }
 
+/** A letter or digit that always faces the camera: the files and ranks around the board, as notation names them. */
+function edgeLabel(text: string): THREE.Sprite {
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 64;
+  const pen = canvas.getContext("2d")!;
+  pen.font = "bold 44px sans-serif";
+  pen.textAlign = "center";
+  pen.textBaseline = "middle";
+  pen.lineWidth = 8;
+  pen.strokeStyle = "#1d3b4f";
+  pen.strokeText(text, 32, 34);
+  pen.fillStyle = "#ffffff";
+  pen.fillText(text, 32, 34);
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  const label = new THREE.Sprite(new THREE.SpriteMaterial({ map: texture, transparent: true }));
+  label.scale.setScalar(0.36);
+  return label;
+}
+
 interface Tween { mesh: THREE.Object3D; from: THREE.Vector3; to: THREE.Vector3; start: number }
 
 export class Board3D implements BoardView {
@@ -73,6 +93,13 @@ export class Board3D implements BoardView {
       tile.position.copy(cellCentre(cell)).setY(BASE / 2);
       this.tiles.push(tile);
       this.scene.add(tile);
+    }
+    // A5 is the far left corner (cell 0): files A-E along the near edge, ranks 5-1 from far to near on the left
+    for (let i = 0; i < 5; i++) {
+      const file = edgeLabel("ABCDE"[i]), rank = edgeLabel(String(5 - i));
+      file.position.set(i - 2, 0.15, 2.8);
+      rank.position.set(-2.8, 0.15, i - 2);
+      this.scene.add(file, rank);
     }
   }
 

@@ -62,7 +62,11 @@ describe("notation helpers", () => {
     expect([0, 4, 12, 20, 24].map(cellName)).toEqual(["A5", "E5", "C3", "A1", "E1"]);
   });
   it("numbers the move list in pairs", () => {
-    expect(moveList(["C3", "D3", "B2"])).toEqual(["1. C3  D3", "2. B2"]);
+    expect(moveList(["C3", "D3", "B2"])).toEqual(["setup: C3 D3, B2"]);
+    expect(moveList(["C3", "D3", "B2", "C4", "C3>B3^A3", "B2>A1^B1", "B3>A2^A3"]))
+      .toEqual(["setup: C3 D3, B2 C4", "1. C3>B3^A3  B2>A1^B1", "2. B3>A2^A3"]);
+    expect(moveList(["C3>B3^A3", "B2>A1^B1"])).toEqual(["1. C3>B3^A3  B2>A1^B1"]); // a game from a position
+    expect(moveList(["C3", "D4", "B2", "D2", "^C5"])).toEqual(["setup: C3 D4, B2 D2", "1. ^C5"]); // Hermes stays put
   });
   it("turns a value into player 1's view", () => {
     expect(forPlayerOne(0.5, 1)).toEqual({ value: -0.5, score: 0.25 });

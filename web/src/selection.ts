@@ -50,10 +50,15 @@ export function cellName(cell: number): string {
   return "ABCDE"[cell % 5] + String(5 - Math.floor(cell / 5));
 }
 
-/** Moves as numbered pairs for the move list: "1. C3 D3", "2. B2 C4", ... (one action per entry). */
+/** The move list: the placements on one line ("setup: C3 D3, B2 C4": each player places two in a row), then the
+ * turns as numbered pairs, player 1's and player 2's ("1. C3>C4^D5  B2>B3^A3"). A placement is a bare cell. */
 export function moveList(moves: string[]): string[] {
-  const lines: string[] = [];
-  for (let i = 0; i < moves.length; i += 2) lines.push(`${i / 2 + 1}. ${moves.slice(i, i + 2).join("  ")}`);
+  let placed = 0;
+  while (placed < moves.length && /^[A-E][1-5]$/.test(moves[placed])) placed++;
+  const placements = moves.slice(0, placed), turns = moves.slice(placed);
+  const setup = [placements.slice(0, 2), placements.slice(2)].map((p) => p.join(" ")).filter(Boolean).join(", ");
+  const lines = placed ? [`setup: ${setup}`] : [];
+  for (let i = 0; i < turns.length; i += 2) lines.push(`${i / 2 + 1}. ${turns.slice(i, i + 2).join("  ")}`);
   return lines;
 }
 

@@ -338,16 +338,21 @@ def click_cells(page, *cells: int) -> None:
     for cell in cells: page.click(f'.board2d button[data-cell="{cell}"]')
 
 
+def place_both_workers(page) -> None:
+    "The human's two placements, by clicking (the engine places after each)."
+    for _ in range(2):
+        game = wait_for_my_turn_or_end(page)
+        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
+        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+
+
 def test_gods_artemis_against_demeter_by_clicking(site, browser):
     "Artemis (you) against Demeter (the engine): placements, a turn taking the extra move, one declining it."
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
     assert page.inner_text("#yourpower").startswith("Artemis: your worker may move one additional time")
     assert page.inner_text("#enginepower").startswith("Demeter:")
     page.wait_for_function("document.querySelector('#godnote').textContent.includes('with the god network')")
-    for _ in range(2):  # our two placements; the engine places after each
-        game = wait_for_my_turn_or_end(page)
-        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
-        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    place_both_workers(page)
     for take_extra_move in (True, False):
         game = wait_for_my_turn_or_end(page)
         assert game["info"]["gods"] == ["artemis", "demeter"] and game["info"]["winner"] is None
@@ -382,10 +387,7 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
 def test_atlas_domes_one_build_at_a_time(site, browser):
     "Atlas (you) ticks 'build a dome' for one build: the page says so, and the box is clear again after it."
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=atlas,mortal")
-    for _ in range(2):  # our two placements; the engine places after each
-        game = wait_for_my_turn_or_end(page)
-        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
-        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    place_both_workers(page)
     game = wait_for_my_turn_or_end(page)
     move = next(a for a in game["info"]["legal"] if a["kind"] == "move")
     click_cells(page, move["from"], move["cell"])
@@ -454,10 +456,7 @@ def test_the_network_view_of_a_god_turn_is_pythons(site, browser, tmp_path):
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
     page.wait_for_function("window.santorini.game.godModel.loaded")
     page.select_option("#overlay", "priors")
-    for _ in range(2):  # our two placements; the engine places after each
-        game = wait_for_my_turn_or_end(page)
-        click_cells(page, game["info"]["legal"][len(game["moves"]) * 3]["cell"])
-        page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
+    place_both_workers(page)
     game = wait_for_my_turn_or_end(page)
     first = next(a for a in game["info"]["legal"] if a["kind"] == "move")
     for steps in ([], [first["index"]]):

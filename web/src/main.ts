@@ -151,7 +151,7 @@ function draw() {
   $("turn").textContent = info.winner !== null ? "game over"
     : `player ${info.player + 1}${god} to ${info.setup ? "place a worker" : "move and build"}` +
       (info.player === game.human ? " (you)" : " (engine)");
-  drawGodControls(info);
+  drawTurnGuide(info);
   $<HTMLInputElement>("position").value = info.position;
   $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
   $<HTMLButtonElement>("undo").disabled = previousTurn() < 0 && !game.steps.length;
@@ -161,7 +161,7 @@ function draw() {
 }
 
 /** The guide line: what a click does now (with gods: also the turn so far, the End turn button and Atlas's dome box). */
-function drawGodControls(info: PositionInfo | GodInfo) {
+function drawTurnGuide(info: PositionInfo | GodInfo) {
   const mine = isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null && !info.setup;
   const legal = mine ? (info as GodInfo).legal : [];
   $<HTMLButtonElement>("endturn").hidden = !canEnd(legal);

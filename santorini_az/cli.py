@@ -152,7 +152,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="Run exactly this many iterations (default: the preset's, or as many as --hours allows)."),
           hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap."),
-          seed: int = typer.Option(None, min=0, max=2**32 - 1, help="Random seed of the run."),
+          seed: int = typer.Option(None, help="Random seed of the run (0 to 2**32 - 1)."),
           init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),

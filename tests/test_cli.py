@@ -155,3 +155,11 @@ def test_a_god_arena_refuses_in_one_line_before_any_game(args, culprit):
     result = run("arena", str(mortal) if culprit.startswith("not") else "champion", "mcts", *args)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert culprit in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_seed_out_of_range_is_refused_before_the_run_directory_is_made(tmp_path):
+    "The range is the config check's (one sentence naming the setting), not the option's: `train --help` stays narrow."
+    result = run("train", "--preset", "tiny", "--seed", str(2**32), "--run-dir", str(tmp_path / "run"))
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and lines == ["error: setting 'seed' must be at most 4294967295, got 4294967296"]
+    assert not (tmp_path / "run").exists()

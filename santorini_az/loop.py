@@ -40,7 +40,7 @@ __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCT
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
            'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
-           'check_run_files', 'run_training']
+           'unfilled_reason', 'check_run_files', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -344,6 +344,12 @@ def evaluation_seconds(records: list[Record], arena: ArenaConfig) -> float:
     if not arenas: return 0.0
     return arenas[-1].seconds / arenas[-1].values["games"] * 2 * arena.reference_openings * len(arena.references)
 
+def unfilled_reason(budget: TimeBudget, last: int) -> str:
+    "Why a run that filled its budget left more than a tenth of it unused: the plan that made `last` the last ('' if none)."
+    left, plan = budget.left(), budget.plans.get(last)
+    if plan is None or left <= 0.1 * budget.seconds: return ""
+    return f" ({left:.0f} s unused: the plan that made iteration {last} the last said {plan['why']})"
+
 
 # %% ../nbs/10a_loop.ipynb #804250a8
 def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record]) -> None:
@@ -427,7 +433,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 spent = budget.spent()
                 count = max(budget.plans)
                 progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
-                             f"{spent / budget.seconds:.0%} of {config.hours} h; the stages that measure took {measuring_share(records):.1%}")
+                             f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
+                             f"the stages that measure took {measuring_share(records):.1%}")
         finally:
             loop.close()
             if pool is not None: pool.close()

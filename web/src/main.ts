@@ -372,15 +372,26 @@ async function newGame(start: string) {
   game.moves = [];
   game.index = 0;
   resetInsight();
-  setStatus(isGodPosition(start) ? godNote() : game.model.message);
+  setStatus(readyText(start));
   await show();
 }
 
 // ---- the gods: the two pickers, and the start of a game with them ---------------------------------------------------
 /** What the engine plays god games with: the god network (chapter 10b) if it loaded, else the uniform prior. */
 const godNote = () => game.godModel.loaded
-  ? `Gods: the engine plays chapter 03b's search with the god network (${game.godModel.name}).`
-  : `Gods: ${game.godModel.message}.`;
+  ? "The engine plays both gods with the god network (one network for every match-up), searching each step of a turn."
+  : !game.godModel.name ? "loading the god network ..."
+  : "No god network: the engine searches the gods with uniform priors, a weaker player.";
+
+/** The status line once the engine is ready: which network the engine plays this game with (the models' names are
+ * at the bottom of the side panel). */
+function readyText(start: string): string {
+  const gods = isGodPosition(start), model = gods ? game.godModel : game.model;
+  const network = gods ? "god network" : "network";
+  if (!model.name) return `loading the ${network} ...`;
+  return model.loaded ? `ready: the engine searches with the trained ${network}`
+    : `ready, without a ${network}: the engine searches with uniform priors (see the bottom of the panel)`;
+}
 
 /** The gods of the game, as (player 1's, player 2's), from the two pickers and the side the human plays. */
 function chosenGods(): [God, God] {
@@ -465,7 +476,7 @@ async function resume(saved: { positions: string[]; moves: string[]; index: numb
   else await positionInfo(start); // a position this version cannot read fails here
   Object.assign(game, { positions: saved.positions, moves: saved.moves, index: saved.index, human: saved.human });
   resetInsight();
-  setStatus(`${isGodPosition(start) ? godNote() : game.model.message}; the game you were playing, where you left it ` +
+  setStatus(`${readyText(start)}; the game you were playing, where you left it ` +
             "(New game starts another)");
   await show();
 }
@@ -487,13 +498,12 @@ interface Manifest extends ModelEntry { god?: ModelEntry }
 
 function onModel(which: Game, status: ModelStatus) {
   if (which === "gods") game.godModel = status;
-  else {
-    game.model = status;
-    $("model").textContent = status.message;
-    $("model").className = status.loaded ? "ok" : "warning";
-  }
+  else game.model = status;
+  const line = $(which === "gods" ? "godmodel" : "model");
+  line.textContent = `${which === "gods" ? "God network" : "Network"}: ${status.message}`;
+  line.className = `small ${status.loaded ? "ok" : "warning"}`;
   drawPowers();
-  setStatus(isGodPosition(game.positions[0]) ? godNote() : game.model.message);
+  setStatus(readyText(game.positions[0]));
 }
 
 /** `entry` with its url made absolute (relative to models/), or the entry `?PARAMETER=URL` names instead. */

@@ -59,7 +59,7 @@ function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[
 
 async function loadModel(game: Game, url: string | null, name: string) {
   models[game] = { loaded: false, name: "uniform" };
-  const uniform = game === "gods" ? "playing chapter 03b's search with a uniform prior" : "playing the uniform-prior search";
+  const uniform = "the engine searches with uniform-prior (every move equally likely), a weaker player";
   if (!url) {
     post({ type: "model", game, status: { loaded: false, name, message: `no model (${name}): ${uniform}` } });
     return;
@@ -71,7 +71,7 @@ async function loadModel(game: Game, url: string | null, name: string) {
     const reply = await askNet<Extract<NetReply, { type: "loaded" }>>({ type: "load", id: netId++, game, model }, [model]);
     if (reply.error) throw new Error(reply.error);
     models[game] = { loaded: true, name };
-    post({ type: "model", game, status: { loaded: true, name, message: `model ${name} loaded` } });
+    post({ type: "model", game, status: { loaded: true, name, message: `loaded: ${name}` } });
   } catch (error) {
     post({ type: "model", game, status: { loaded: false, name,
       message: `the model ${name} failed to load (${(error as Error).message}): ${uniform}` } });

@@ -173,6 +173,8 @@ def _difference(before, after, path: str = "") -> tuple[str, str] | None:
     kind = before[0] if isinstance(before, tuple) and isinstance(after, tuple) and before[:2] == after[:2] else None
     if kind == "items" and len(before[2]) != len(after[2]):
         return path, f" (its length went from {len(before[2])} to {len(after[2])})"
+    if kind == "items" and sorted(map(repr, before[2])) == sorted(map(repr, after[2])):
+        return path, " (the same items in another order: .reverse() and .sort() reorder the list itself)"
     if kind in ("items", "keys", "fields"):
         names = [f"[{i}]" for i in range(len(before[2]))] if kind == "items" else \
                 [f"[{k!r}]" if kind == "keys" else f".{k}" for k, _ in before[2]]
@@ -452,15 +454,22 @@ def _extra_hint(state: State, action) -> str:
         return "a worker cannot build on a cell with a worker on it (the cell it has just left is free, though)"
     return ""
 
-def _missing_hint(state: State, action) -> str:
-    "The usual mistake behind a legal action that is missing from the list."
+def _missing_hint(state: State, action, got: set) -> str:
+    """The usual mistake behind a legal action missing from the list `got`: the move's, when `got` has no build after
+    the same move, else the build's."""
     if isinstance(action, Placement): return "in the setup phase a worker may be placed on any empty cell"
     here, heights = state.workers[state.player][action.worker], state.heights
+    moves = {(a.worker, a.to) for a in got if isinstance(a, Move)}
+    if (action.worker, action.to) not in moves:  # the move itself is missing, whatever it builds
+        level_moves = [a for a in legal_actions(state) if a.worker == action.worker and
+                       -1 <= heights[a.to] - heights[here] <= 0]  # neither a drop nor a climb: no rule to forget
+        if level_moves and not any(worker == action.worker for worker, _ in moves):
+            return "both workers may move: loop over state.workers[state.player]"
+        if heights[action.to] < heights[here] - 1: return "a worker may drop any number of levels"
+        if heights[action.to] == heights[here] + 1: return "a worker may climb one level"
+        return "a worker may move to any of the 8 cells next to it that is free, not a dome, and at most one level up"
     if action.build == here: return "the cell the worker has just left is free: it may build there"
-    if heights[action.to] < heights[here] - 1: return "a worker may drop any number of levels"
-    if heights[action.to] == heights[here] + 1: return "a worker may climb one level"
     if heights[action.build] == WIN_LEVEL: return "building on level 3 is legal: it puts a dome there"
-    if action.worker == 1: return "both workers may move: loop over state.workers[state.player]"
     return "every (worker, move, build) combination that the rules allow must be listed"
 
 def _as_action(x):
@@ -489,7 +498,7 @@ def _compare_actions(fn: Callable, state: State, where: str) -> int:
             lines.append(f"{label} ({len(texts)}): {shown}")
     malformed = sorted((a for a in extra if _malformed(a)), key=repr)  # the missing ones are then these, written wrong
     hints = ([_extra_hint(state, a) for a in malformed] if malformed else
-             [_extra_hint(state, a) for a in sorted(extra, key=repr)] + [_missing_hint(state, a) for a in sorted(missing)])
+             [_extra_hint(state, a) for a in sorted(extra, key=repr)] + [_missing_hint(state, a, got_set) for a in sorted(missing)])
     if twice: hints.append("each action must appear once")
     raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(hints, "compare the missing and extra actions with the rules"))
 
@@ -938,8 +947,10 @@ def check_policy_loss(fn: Callable) -> bool:
     return _checking("check_policy_loss", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #de06de13
-WILSON_CASES = ((0, 1), (1, 1), (3, 5), (0, 10), (10, 10), (7, 10), (10.5, 20), (33, 50), (55, 100), (361, 400),
+WILSON_CASES = ((3, 5), (0, 1), (1, 1), (0, 10), (10, 10), (7, 10), (10.5, 20), (33, 50), (55, 100), (361, 400),
                 (382, 400), (200, 400), (0.5, 3))  # (points, games): draws count half a point
+# (3, 5) first: at 0 or n wins the centre equals the half-width, and a wrong function that fails there could be either
+# of two mistakes (the centre and half-width returned, or the half-width's second term left out)
 
 def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
     """Check `fn(points, games) -> (low, high)`, the 95% Wilson score interval (z = 1.96) of a score of `points` out
@@ -1041,8 +1052,6 @@ def check_negamax(fn: Callable) -> bool:
             if got in (math.inf, -math.inf): hints.append("a finished game has no moves, so the loop leaves ±inf: "
                                                           "return evaluate(state) when is_over(state)")
             elif (mistake := _negamax_mistake(fn)) is not None: hints.append(mistake)
-            elif _close(got, _minimax(state, depth, height_evaluation, negate=False)) or _close(got, -expected):
-                hints.append(_NEGATE_HINT)
             raise ExerciseFailed(
                 f"depth {depth}: expected the score {expected}, yours is {got}.\n\n{shown()}\n\n"
                 + _hints(hints, "the score is the best, over the moves, of minus the child's score; pass the window "
@@ -1076,7 +1085,9 @@ def _negamax_mistake(fn: Callable) -> str | None:
     "The hint for a known mistake that `fn` makes on every case (one case alone can fit two mistakes), else None."
     mistakes = ((_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
                                   "bounds are ours negated, and negating swaps which one is the lower"),
-                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT))
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT),
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth - 1, evaluate),
+                 "your search looks one ply short: return evaluate(state) at depth 0, not at depth 1"))
     def theirs(text, depth):  # under the checker's time limit: cases after the one that failed have not run yet
         return _run_limited(lambda: fn(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation), TIME_LIMIT)
     try: scores = [theirs(text, depth) for text, depth in NEGAMAX_CASES]
@@ -1220,15 +1231,24 @@ def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
             got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}",
                         _Returns("a list of the blocking moves (in any order)",
                                  _each(_as_action, "a Move", any_iterable=True), iterators=True))
-            try: got = set(got)
+            listed = list(got)
+            try: got = set(listed)
             except TypeError: raise ExerciseFailed(f"{where}: your list holds something that is not a move: {_short(got)}"
                                                    f"\n\n{_show(state)}\n\nHINT: return Move actions") from None
             expected = set(blocking_moves(state))
-            if got == expected: continue
+            twice = sorted({a for a in listed if listed.count(a) > 1}, key=repr)
+            if got == expected and not twice: continue
             missing, extra = expected - got, got - expected
             if any(not isinstance(a, Move) for a in extra):
                 raise ExerciseFailed(f"{where}: your list holds {sorted(extra, key=repr)[0]!r}.\n\n{_show(state)}\n\n"
                                      "HINT: return the Move actions of `legal_actions(state)` that block")
+            if illegal := sorted(set(extra) - set(legal_actions(state)), key=repr):
+                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, illegal[0])}, which is no legal move "
+                                     f"here.\n\n{_show(state)}\n\nHINT: {_extra_hint(state, illegal[0])}; a blocking "
+                                     "move is one of `legal_actions(state)`")
+            if twice:
+                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, twice[0])} more than once."
+                                     f"\n\n{_show(state)}\n\nHINT: list each blocking move once")
             lines = [f"{where}: {len(expected)} moves block the threat, your function returned {len(got)}.", "",
                      _show(state), ""]
             for label, actions in (("missing", missing), ("extra", extra)):
@@ -1824,22 +1844,25 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
                                                       iterators=True))
             expected = _winning_turns(state)
             missing, extra = [t for t in expected if t not in got], [t for t in got if t not in expected]
-            if not missing and not extra: continue
-            hints = []
+            twice = sorted({t for t in got if got.count(t) > 1}, key=repr)
+            if not missing and not extra and not twice: continue
+            hints = ["list each winning turn once"] if twice else []
             god = state.gods[state.player]
-            if missing and god == "pan": hints.append("Pan also wins by moving down two levels or more")
-            if missing and god == "artemis": hints.append("Artemis's second step may be the one that climbs onto level 3")
-            if missing and god in ("apollo", "minotaur"): hints.append(f"{god.capitalize()} may move onto an opponent's "
-                                                                      "cell: a climb there wins too")
+            if missing:  # the missing ones may be the power's
+                if god == "pan": hints.append("Pan also wins by moving down two levels or more")
+                if god == "artemis": hints.append("Artemis's second step may be the one that climbs onto level 3")
+                if god in ("apollo", "minotaur"): hints.append(f"{god.capitalize()} may move onto an opponent's cell: "
+                                                               "a climb there wins too")
             if extra and "athena" in state.gods and god != "athena": hints.append(
                 "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
             if missing and any(not god_apply(state, t).won for t in missing): hints.append(
                 "a turn that leaves the opponent no legal turn wins too: god_winner(god_apply(state, turn))")
-            if extra: hints.append("a turn wins only if the player who plays it has won after it: "
-                                   "god_winner(god_apply(state, turn)) == state.player")
+            if extra or not got: hints.append("a turn wins only if the player who plays it has won after it: "
+                                              "god_winner(god_apply(state, turn)) == state.player")
             raise ExerciseFailed(
                 f"position {i + 1} of {len(states)}: the winning turns differ.\n\n{shown()}\n\n"
-                f"missing: {_turns_text(state, missing)}\nnot wins: {_turns_text(state, extra)}\n\n"
+                f"missing: {_turns_text(state, missing)}\nnot wins: {_turns_text(state, extra)}"
+                + (f"\nlisted twice: {_turns_text(state, twice)}" if twice else "") + "\n\n"
                 + _hints(hints, "a turn wins when its player has won after it: "
                                 "god_winner(god_apply(state, turn)) == state.player"))
         wins = sum(len(_winning_turns(s)) for s in states)
@@ -1871,7 +1894,7 @@ def check_god_policy(fn: Callable[[list, list], list]) -> bool:
         for i, node in enumerate(nodes):
             actions, visits = list(node.actions), list(node.visits)
             shown = lambda: (f"{_show_god(node.position.state)}\nactions = {actions}\nvisits  = {visits}")
-            got = _call(fn, (actions, visits), shown, _Returns("126 numbers, one per sub-action",
+            got = _call(fn, (list(actions), list(visits)), shown, _Returns("126 numbers, one per sub-action",
                                                                _each(_as_number, "a number")))
             expected = [0.0] * N_GOD_ACTIONS
             for a, n in zip(actions, visits): expected[a] = n / sum(visits)

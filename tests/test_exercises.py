@@ -641,6 +641,54 @@ WRONG['power_tally_draw_lost'] = ('check_power_tally', tally_with(draw=0.0), "a 
 WRONG['power_tally_draw_won'] = ('check_power_tally', tally_with(draw=1.0), "is half a point")
 WRONG['power_tally_mortal_entry'] = ('check_power_tally', tally_with(mortal=True), "count the gods only")
 
+# Mistakes whose hint once named another mistake, or that passed (found by a review of the checkers)
+def legal_actions_one_worker(state):
+    return [a for a in reference_legal_actions(state) if isinstance(a, Placement) or a.worker == 0]
+WRONG['legal_one_worker'] = ('check_legal_actions', legal_actions_one_worker, 'both workers may move')
+
+def legal_actions_no_drop(state):  # a worker may not drop more than one level
+    return [a for a in reference_legal_actions(state) if isinstance(a, Placement) or
+            state.heights[a.to] >= state.heights[state.workers[state.player][a.worker]] - 1]
+WRONG['legal_no_drop'] = ('check_legal_actions', legal_actions_no_drop, 'a worker may drop any number of levels')
+
+def blocking_moves_onto_a_dome(state):  # a hand-made move that no rule allows: named, not a crash in the checker
+    return reference_blocking_moves(state) + [Move(0, 25, 0)]
+WRONG['block_illegal_move'] = ('check_blocking_moves', blocking_moves_onto_a_dome, 'a blocking move is one of `legal_actions(state)`')
+WRONG['block_twice'] = ('check_blocking_moves', lambda state: 2 * list(reference_blocking_moves(state)), 'list each blocking move once')
+WRONG['winning_turns_twice'] = ('check_winning_turns', lambda state: 2 * list(reference_winning_turns(state)), 'list each winning turn once')
+
+def winning_turns_of_the_opponent(state):
+    from santorini_az.gods import god_apply, god_legal_turns, god_winner
+    return [t for t in god_legal_turns(state) if god_winner(god_apply(state, t)) == 1 - state.player]
+WRONG['winning_turns_perspective'] = ('check_winning_turns', winning_turns_of_the_opponent, '== state.player')
+
+def wrong_wilson_short(points, games):
+    z, p = 1.96, points / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games) / (1 + z * z / games)  # the second term under the root left out
+    return centre - half, centre + half
+WRONG['wilson_short'] = ('check_wilson_interval', wrong_wilson_short, 'a second term under the square root')
+
+def wrong_negamax_one_ply_short(state, depth, alpha, beta, evaluate):
+    if depth <= 1 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        score = -wrong_negamax_one_ply_short(state.apply(action), depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_one_ply_short'] = ('check_negamax', wrong_negamax_one_ply_short, 'one ply short')
+
+def test_a_changed_argument_is_shown_as_it_was_given():
+    def normalises_in_place(actions, visits):
+        total = sum(visits)
+        visits[:] = [v / total for v in visits]
+        return reference_god_policy(actions, visits)
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_god_policy(normalises_in_place)
+    message = str(failure.value)
+    shown = message.split("visits  = ")[1].split("\n")[0]
+    assert "changed its argument `visits`" in message and "." not in shown.split(",")[0], shown  # counts, not shares
+
 @pytest.mark.parametrize("checker", sorted(REFERENCES))
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True
@@ -725,7 +773,7 @@ FIRST_INPUT = {  # checker -> part of the first input it shows
     "check_puct_scores": "config: c_puct=1.25, fpu_value=0.0",
     "check_backup": "leaf: player 1 to move, value +0.250",
     "check_legal_softmax": "ordinary logits: logits [32, 153]",
-    "check_wilson_interval": "points = 0, games = 1",
+    "check_wilson_interval": "points = 3, games = 5",
     "check_cell_name": "cell = 0 (row 0, column 0)",
     "check_sub_actions": "turn = C3: place C3",
     "check_negamax": "depth = 2, alpha = -inf, beta = +inf",
@@ -787,7 +835,7 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
                       ["returned a numpy.ndarray of shape (32, 153); expected a torch tensor", "torch operations"]),
     "cell_name_int": ("check_cell_name", lambda cell: cell, ["returned an int 0; expected a string such as 'A5'"]),
     "wilson_string": ("check_wilson_interval", lambda points, games: f"{points / games:.3f} ± 0.1",
-                      ["returned a str '0.000 ± 0.1'; expected a pair of numbers", "not a string"]),
+                      ["returned a str '0.600 ± 0.1'; expected a pair of numbers", "not a string"]),
     "wilson_three": ("check_wilson_interval", lambda points, games: (0.0, 0.5, 1.0),
                      ["returned a tuple of 3: (0.0, 0.5, 1.0): it holds 3 values, not 2"]),
     "select_edge_float": ("check_select_edge", lambda *args: float(reference_select_edge(*args)),
@@ -865,12 +913,12 @@ def augment_overwriting_policy(planes, policy, s):
     return transform_planes(planes, s), turned
 
 CHANGED_INPUT = {  # function -> (checker, the words its message must contain)
-    visit_policy_sorting: ("check_visit_policy", ["changed its argument `visits` (a list): `visits[", "visits.sort()"]),
+    visit_policy_sorting: ("check_visit_policy", ["changed its argument `visits` (a list): `visits` is not what it was (the same items in another order", "visits.sort()"]),
     softmax_in_place: ("check_legal_softmax", ["changed its argument `logits` (a torch.Tensor)", "not masked_fill_"]),
     puct_touching_priors: ("check_puct_scores", ["changed its argument `node` (a Node): `node.priors[0]`"]),
-    backup_reversing: ("check_backup", ["changed its argument `path` (a list): `path[0]"]),
+    backup_reversing: ("check_backup", ["changed its argument `path` (a list): `path` is not what it was (the same items in another order"]),
     symmetry_writing_through: ("check_symmetry", ["`planes` is not what it was (3 of 225 entries)", "planes.copy()"]),
-    value_targets_reversing: ("check_value_targets", ["changed its argument `states` (a list)"]),
+    value_targets_reversing: ("check_value_targets", ["changed its argument `states` (a list)", "in another order"]),
     augment_overwriting_policy: ("check_augment", ["changed its argument `policy` (a numpy.ndarray)", "symmetry s = 1"]),
 }
 

@@ -150,7 +150,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
-          iterations: int = typer.Option(None, min=1, help="Run exactly this many iterations (default: the preset's, or as many as --hours allows)."),
+          iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
           hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap."),
           seed: int = typer.Option(None, help="Random seed of the run (0 to 2**32 - 1)."),
           init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),

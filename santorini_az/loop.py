@@ -303,6 +303,9 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
     "The checked config a run starts or resumes with (RunError if `resume` does not match what is there)."
     try: check_destination(run.config_path)  # a folder that can hold the run (made or not), before anything else
     except ValueError as e: raise RunError(f"--run-dir: {e}") from None
+    if run.config_path.exists() and not run.lock_path.exists():  # a file of the user's: the run would overwrite it
+        raise RunError(f"{run.config_path} is not a run's config (a run keeps its lock file beside it): train writes "
+                       "its own config.json into the run directory, so keep your settings elsewhere and pass them with --config")
     if run.exists():
         if not resume: raise RunError(f"{run.root} already holds a run: pass --resume to continue it, "
                                       "or choose another --run-dir")
@@ -435,6 +438,9 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
                              f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
                              f"the stages that measure took {measuring_share(records):.1%}")
+            elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
+                progress.say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
+                             "them all, those done included: give more to go on)")
         finally:
             loop.close()
             if pool is not None: pool.close()

@@ -23,7 +23,7 @@ from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_sc
 from santorini_az.config import RunConfig, preset, apply_overrides
 from santorini_az.progress import Progress
 from santorini_az.network import cpu_supports_bf16
-from santorini_az.rundir import RunDirectory, Record, read_records, append_record
+from santorini_az.rundir import RunDirectory, RunError, Record, read_records, append_record
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,6 +238,25 @@ def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
     assert run.checkpoint(4).exists() and (run.root / "report" / "report.png").exists()
     assert any((run.root / "tb").iterdir())
     json.loads((run_dir / "champion.json").read_text())
+    heard = []
+    class Listening(Progress):
+        def say(self, text): heard.append(text)
+    run_training(run_dir, resume=True, progress=Listening(quiet=True))  # a finished run: it says so, and does nothing
+    assert [line for line in heard if line.startswith("nothing to do")] == [
+        "nothing to do: the run has done its 4 iterations (--iterations counts them all, those done included: give "
+        "more to go on)"], heard
+    assert [(r.iteration, r.stage) for r in run.records()] == stages
+
+
+def test_a_settings_file_in_the_run_directory_is_not_taken_for_a_run(tmp_path):
+    "A config.json of the user's (no lock beside it) is refused, as a new run and on --resume, and left as it was."
+    settings = tmp_path / "myrun" / "config.json"
+    settings.parent.mkdir()
+    settings.write_text('{"selfplay": {"games": 32}}')
+    for config, resume in ((preset("tiny"), False), (None, True)):
+        with pytest.raises(RunError, match="config.json is not a run's config"):
+            run_training(settings.parent, config, resume=resume, progress=Progress(quiet=True))
+    assert settings.read_text() == '{"selfplay": {"games": 32}}' and [p.name for p in settings.parent.iterdir()] == ["config.json"]
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: the gpu preset runs")

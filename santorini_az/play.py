@@ -124,6 +124,7 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
                    replace: bool = False) -> dict:
     """Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz); an
     `out` that exists is refused unless `replace`."""
+    if not Path(out).parent.is_dir(): raise ValueError(f"--out: the folder {Path(out).parent} does not exist")
     progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
     factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -24,8 +25,8 @@ from .god_training import GOD_CHECKPOINT_FORMAT
 from .rundir import RunDirectory
 
 # %% auto #0
-__all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels', 'RunningServer',
-           'AppServer', 'IPv6Server', 'start_server', 'serve_command']
+__all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'RUN_FILES', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels',
+           'RunningServer', 'AppServer', 'IPv6Server', 'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
@@ -108,6 +109,7 @@ class _Handler(SimpleHTTPRequestHandler):
     def log_message(self, format, *args): pass  # quiet: the command prints its URL, not every request
 
 # %% ../nbs/32_serve.ipynb #b29269e2
+RUN_FILES = ("config.json", "champion.json", "checkpoints")  # what `train` writes first: one of them makes a run
 DEFAULT_APP = Path(santorini_az.__file__).resolve().parent.parent / "web" / "dist"  # the built app, in a checkout
 
 @dataclass
@@ -145,6 +147,8 @@ def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, ap
     "Serve the app in `app_dir` and the champion of `run_dir` on `host`:`port` (0: a free port), in a background thread."
     run_dir, app_dir = Path(run_dir), Path(app_dir or DEFAULT_APP)
     if not run_dir.is_dir(): raise ServeError(f"no run directory at {run_dir}")
+    if not any((run_dir / name).exists() for name in RUN_FILES):  # `runs` for `runs/tiny`, say
+        raise ServeError(f"{run_dir} is not a run directory (none of {', '.join(RUN_FILES)} in it)")
     _check_app(app_dir)
     cache_dir = Path(tempfile.mkdtemp(prefix="santorini_az-serve-"))
     handler = type("Handler", (_Handler,), {"models": ChampionModels(run_dir, cache_dir)})
@@ -170,6 +174,10 @@ def serve_command(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, a
              f"({'iteration ' + str(champion[0]) if champion else 'none yet'}) at {server.url}  (Ctrl-C to stop)")
         if wait is not None: wait()
         else:
+            previous = signal.signal(signal.SIGTERM, _stop_on_signal)  # `kill` stops it as Ctrl-C does
             try: threading.Event().wait()
             except KeyboardInterrupt: pass
-    finally: server.close()
+            finally: signal.signal(signal.SIGTERM, previous)
+    finally: server.close()  # the exported champions' folder goes too
+
+def _stop_on_signal(signum, frame): raise KeyboardInterrupt

@@ -35,7 +35,8 @@ def test_show_reports_result():
 @pytest.mark.parametrize("args, culprit", [
     (("show", "garbage"), "'garbage' is not a position"), (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
     (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
-    (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'")])
+    (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'"),
+    (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist")])
 def test_bad_input_is_one_clear_line(args, culprit):
     result = run(*args)
     lines = result.stderr.strip().splitlines()

@@ -158,3 +158,28 @@ def test_a_browser_that_leaves_mid_download_is_no_traceback(tmp_path, app, capsy
     err = capsys.readouterr().err
     assert "ConnectionResetError" not in err and "BrokenPipeError" not in err, err
     assert "ValueError: a real error" in err
+
+
+def test_a_terminated_serve_removes_its_exported_champions(tmp_path, app):
+    "`kill` (SIGTERM) stops `santorini_az serve` as Ctrl-C does: the server closes and its temporary folder goes."
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+    run, scratch = make_run(tmp_path / "run", (0, 1)), tmp_path / "tmp"
+    scratch.mkdir()
+    cli = Path(sys.executable).parent / "santorini_az"
+    server = subprocess.Popen([str(cli), "serve", str(run), "--app", str(app)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "TMPDIR": str(scratch)})
+    try:
+        line = server.stdout.readline()
+        url = line.split(" at ")[1].split()[0]
+        fetch(url + "models/manifest.json")  # the champion is exported into the temporary folder
+        assert [p.name for p in scratch.iterdir() if p.name.startswith("santorini_az-serve-")]
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+    finally:
+        server.kill()
+        server.wait()
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("santorini_az-serve-")]

@@ -7,6 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/config.html.md"""
 # %% ../nbs/24_config.ipynb #d8b239e9
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from dataclasses import dataclass, field, asdict, fields, is_dataclass, replace
@@ -24,8 +25,8 @@ from .rundir import RunError
 # %% auto #0
 __all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory', 'settings', 'check_settings',
            'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx', 'cpu_has_vnni',
-           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'apply_overrides',
-           'resolve_config']
+           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'unknown_setting',
+           'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 @dataclass
@@ -325,6 +326,13 @@ def _coerce(value, current, name):
     except (ValueError, TypeError, KeyError):
         raise ValueError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from None
 
+def unknown_setting(key: str, keys: list[str]) -> str:
+    "What to say of the setting `key`, which is none of `keys`: the names closest to it, or else every name."
+    close = difflib.get_close_matches(key, keys, n=3, cutoff=0.75)  # selfplay.gams -> selfplay.games
+    close = close or [k for k in keys if k.split(".")[-1] in difflib.get_close_matches(key, [k.split(".")[-1] for k in keys], n=3)]
+    if close: return f"unknown setting {key!r}: did you mean {' or '.join(close)}?"
+    return f"unknown setting {key!r}; settings are: {', '.join(keys)}"
+
 def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
     "`config` with `key=value` overrides applied (dotted keys, or unambiguous bare field names)."
     current = settings(config)
@@ -333,7 +341,7 @@ def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
         if "=" not in text: raise ValueError(f"override {text!r} must look like key=value")
         key, raw = (s.strip() for s in text.split("=", 1))
         matches = [k for k in keys if k == key] or [k for k in keys if k.split(".")[-1] == key]
-        if not matches: raise ValueError(f"unknown setting {key!r}; settings are: {', '.join(keys)}")
+        if not matches: raise ValueError(unknown_setting(key, keys))
         if len(matches) > 1: raise ValueError(f"setting {key!r} is ambiguous: use one of {', '.join(matches)}")
         try: value = raw if isinstance(current[matches[0]], str) else json.loads(raw)  # name=2024 is a name
         except json.JSONDecodeError: value = raw

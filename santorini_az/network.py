@@ -157,6 +157,9 @@ def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
     "The metadata and tensors of the safetensors file at `path`."
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
     if not path.is_file(): raise CheckpointError(f"{path} is not a regular file")  # a FIFO would block the read
+    if path.suffix == ".onnx": raise CheckpointError(f"{path} is an ONNX export: this needs the network's .safetensors checkpoint")
+    if path.name.endswith(".trainer.pt"):
+        raise CheckpointError(f"{path} is the optimiser's state, not a network: give the .safetensors checkpoint beside it")
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             return f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}

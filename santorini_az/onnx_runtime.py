@@ -104,10 +104,11 @@ def _stale(made: Path, source: Path) -> bool:
                           "(move it, or export elsewhere with santorini_az export)") from None
     return True
 
-def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> OnnxFactory:
+def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False, game: str | None = None) -> OnnxFactory:
     """An `OnnxFactory` for an ONNX file, or for a checkpoint (exported once, to CHECKPOINT.onnx beside it); with
-    `int8`, for its static int8 copy (made once, as NAME.int8.onnx). Only making a file imports torch (chapter 31)."""
-    path = Path(path)
+    `int8`, for its static int8 copy (made once, as NAME.int8.onnx). Only making a file imports torch (chapter 31).
+    `game` ('mortal' or 'gods'): the game the caller plays, which the network must be for (else an `ExportError`)."""
+    path = given = Path(path)
     if path.suffix != ".onnx":
         exported = made_from(path, ".onnx")
         if _stale(exported, path):
@@ -120,5 +121,9 @@ def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False) -> Onnx
             from santorini_az.export import game_positions, quantize_int8  # torch and onnx, to make the copy this once
             quantize_int8(path, quantized, game_positions(20, seed=10)[:512])
         path = quantized
-    onnx_metadata(path)  # a clear error now rather than in a worker process
+    found = onnx_metadata(path).get("game", "mortal")  # a clear error now rather than in a worker process
+    if game is not None and found != game:
+        raise ExportError(f"{given} is a god network: play it with --gods (in the engine: the GodCheckpoint option)"
+                          if found == "gods" else f"{given} is a network of the game without gods: god positions need a "
+                          "god network (a god run's checkpoint, or champion)")
     return OnnxFactory(str(path), threads)

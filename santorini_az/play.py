@@ -49,7 +49,7 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
             from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the network exported to ONNX
             path = CHAMPION if spec == "champion" else Path(spec)
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
-            return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8"), simulations)
+            return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8", game="mortal"), simulations)
         return player_from_spec(spec, simulations)
     except ValueError as e: raise RunError(str(e)) from None
 

@@ -419,7 +419,7 @@ def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
         return AlphaZeroSearcher(checkpoint_evaluator(checkpoint, threads) if checkpoint else uniform_evaluator)
     if not checkpoint: return CompiledAlphaZeroSearcher(uniform_planes_evaluator)
     from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the checkpoint exported to ONNX once, then loaded
-    return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads)())
+    return CompiledAlphaZeroSearcher(onnx_factory(checkpoint, threads, game="mortal")())
 
 def god_searcher(options: dict) -> GodSearcher:
     """The god search the options (Search, GodCheckpoint, Threads) name: chapter 11c's compiled tree with the god
@@ -435,7 +435,7 @@ def god_searcher(options: dict) -> GodSearcher:
         torch.set_num_threads(threads)
         return GodSearcher(god_network_evaluator(load_god_checkpoint(path)[0]))
     from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: exported once (the shipped one: to the user's cache)
-    return CompiledGodSearcher(onnx_factory(path, threads)())
+    return CompiledGodSearcher(onnx_factory(path, threads, game="gods")())
 
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: with the network the Checkpoint option names)."

@@ -1,6 +1,7 @@
 "ONNX export: the reference contract, parity with torch, metadata, the evaluator and its picklable factory."
 import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -261,6 +262,21 @@ def test_a_god_checkpoint_exports_with_its_own_shapes_and_game(god_exported):
     logits, values = evaluator.evaluate(planes[:4])
     assert logits.shape == (4, N_GOD_ACTIONS) and values.shape == (4,)
     with pytest.raises(ValueError, match=r"\[B, 5, 5, 36\]"): evaluator.evaluate(random_planes(1, seed=0))
+
+
+def test_a_network_of_the_other_game_is_refused_by_name(god_exported):
+    "A god network given where the game without gods is played (and a mortal one for god positions) gets one sentence."
+    from santorini_az.onnx_runtime import onnx_factory
+    from santorini_az.play import player
+    from santorini_az.rundir import RunError
+    _, checkpoint, path = god_exported
+    for given in (path, checkpoint):  # its ONNX export, and the checkpoint that the engine exports itself
+        with pytest.raises(ExportError, match=f"{given} is a god network: play it with --gods"): onnx_factory(given, game="mortal")
+    with pytest.raises(RunError, match="is a god network"): player(str(path), 8)
+    shipped = Path(__file__).resolve().parent.parent / "web" / "public" / "models" / "champion.onnx"
+    with pytest.raises(ExportError, match="is a network of the game without gods: god positions need a god network"):
+        onnx_factory(shipped, game="gods")
+    assert onnx_factory(path, game="gods").path == str(path)
 
 
 def test_the_shipped_god_onnx_is_the_shipped_god_checkpoint():

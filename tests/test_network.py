@@ -192,6 +192,15 @@ def test_load_corrupt_file(tmp_path, good_checkpoint, damage):
         load_checkpoint(path)
 
 
+@pytest.mark.parametrize("name, culprit", [("champion.onnx", "is an ONNX export"),
+                                           ("iter-0001.trainer.pt", "is the optimiser's state, not a network")])
+def test_the_files_beside_a_checkpoint_are_named_not_misread(tmp_path, name, culprit):
+    "An export or a trainer state given as the checkpoint is named for what it is, not called a corrupt safetensors file."
+    path = tmp_path / name
+    path.write_bytes(b"\x08\x07 not safetensors")
+    with pytest.raises(CheckpointError, match=culprit): load_checkpoint(path)
+
+
 def test_load_foreign_safetensors(tmp_path):
     path = tmp_path / "foreign.safetensors"
     save_file({"weight": torch.zeros(2, 2)}, path)

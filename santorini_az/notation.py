@@ -85,11 +85,19 @@ def _read_action(state: State, text: str) -> Action:
     if ">" not in text: return Placement(parse_cell(text))
     here, _, rest = text.partition(">")
     to, caret, build = rest.partition("^")
-    if not caret: raise NotationError(f"{text!r} is not a move: expected FROM>TO^BUILD, like D4>C4^D5")
+    if not caret: raise NotationError(f"{text!r} is not a move: expected FROM>TO^BUILD, like "
+                                      f"{_with_a_build(state, here, to) or 'D4>C4^D5'}")
     mine = state.workers[state.player]
     if parse_cell(here) not in mine:
         raise NotationError(f"{text!r}: player {state.player + 1} has no worker on {here.strip().upper()}")
     return Move(mine.index(parse_cell(here)), parse_cell(to), parse_cell(build))
+
+def _with_a_build(state: State, here: str, to: str) -> str | None:
+    "The first legal move from `here` to `to` (names of cells), with its build, in notation: None if there is none."
+    try: cells = parse_cell(here), parse_cell(to)
+    except NotationError: return None
+    moves = [a for a in legal_actions(state) if isinstance(a, Move) and (state.workers[state.player][a.worker], a.to) == cells]
+    return format_action(state, moves[0]) if moves else None
 
 def parse_legal(state, text: str, read, legal, kind):
     "What `read(state, text)` finds, if `legal(state)` lists it; else a NotationError: it is no legal `kind(found)`."

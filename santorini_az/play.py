@@ -253,7 +253,8 @@ def help_text(gods: bool = False) -> str:
                 "  C3>C4^D5    move your worker from C3 to C4, then build on D5",
                 "A worker steps to a free neighbouring cell (one level up at most, any number",
                 "down), then builds on a free cell next to where it stands. Climb onto level 3",
-                "to win; a player who cannot move loses."]  # every line fits an 80-column terminal
+                "to win (the winning move still names a build, which is not made); a player",
+                "who cannot move loses."]  # every line fits an 80-column terminal
     commands = ["Or type a command:"] + [f"  {name:<11} {what}" for name, what in COMMANDS.items()]
     return "\n".join(notation + (GOD_TURNS if gods else []) + commands)
 

@@ -89,7 +89,7 @@ def test_bad_entries_name_what_was_typed_and_what_is_expected():
                        "  'hepl' is neither a move nor a command: expected a move FROM>TO^BUILD like C3>C4^D5, or help",
                        "  'Z9' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
                        "  'C3' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
-                       "  'C3>C4' is not a move: expected FROM>TO^BUILD, like D4>C4^D5 (moves lists the legal ones)",
+                       "  'C3>C4' is not a move: expected FROM>TO^BUILD, like C3>C4^B5 (moves lists the legal ones)",
                        f"  'C3>C3^C4' is not a legal move in {AFTER_SETUP} (moves lists the legal ones)"], answers
 
 

@@ -41,9 +41,9 @@ from .notation import NotationError, format_action, format_position, parse_actio
 
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP', 'CLOCK_WORDS',
-           'MOVES_TO_GO', 'STARTUP_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
-           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime',
-           'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
+           'MOVES_TO_GO', 'STARTUP_SECONDS', 'UCI_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
+           'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError',
+           'clock_movetime', 'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
            'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch',
            'play_game', 'play_match', 'match_command']
 
@@ -548,6 +548,7 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
 
 # %% ../nbs/30_protocol.ipynb #0c84f0a3
 STARTUP_SECONDS = 120  # to start and get ready (isready compiles the α-β the first time), whatever a move's limit
+UCI_SECONDS = 30  # to start and answer 'uci' (imports only): a program that is no protocol engine is named soon
 
 class EngineTimeout(ProtocolError):
     "An engine sent no answer in time; it may still be searching."
@@ -568,11 +569,15 @@ class EngineProcess:
         except OSError as e: raise ProtocolError(f"cannot start engine {command!r}: {e}") from None
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        self.send("uci")
-        self.expect("uciok", STARTUP_SECONDS)
-        for name, value in (options or {}).items(): self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.expect("readyok", STARTUP_SECONDS, errors=True)
+        try:
+            self.send("uci")
+            self.expect("uciok", UCI_SECONDS)
+            for name, value in (options or {}).items(): self.send(f"setoption name {name} value {value}")
+            self.send("isready")
+            self.expect("readyok", STARTUP_SECONDS, errors=True)
+        except BaseException:  # an engine that never got ready is not left running
+            self.close()
+            raise
 
     def _read(self):
         for line in self.process.stdout: self.lines.put(line.rstrip("\n"))
@@ -589,7 +594,8 @@ class EngineProcess:
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             try: line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty: raise EngineTimeout(f"engine {self.name!r} sent no '{prefix}' in time") from None
+            except queue.Empty:
+                raise EngineTimeout(f"engine {self.name!r} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
             if line is None: raise ProtocolError(f"engine {self.name!r} exited")
             if errors and line.startswith("info string error"): raise ProtocolError(f"engine {self.name!r}: {line}")
             if line.split()[:1] == prefix.split()[:1]: return line
@@ -601,8 +607,10 @@ class EngineProcess:
 
     def close(self) -> None:
         "Ask the engine to quit; kill it if it does not within 5 seconds."
-        try: self.send("quit")
-        except ProtocolError: pass
+        try:
+            self.send("quit")
+            self.process.stdin.close()  # end of input too: a program that ignores quit may stop at it
+        except (ProtocolError, OSError): pass
         try: self.process.wait(5)
         except subprocess.TimeoutExpired:
             self.process.kill()
@@ -700,6 +708,7 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
     first_options, second_options = _options(options_first), _options(options_second)
     names = tuple(command + "".join(f" [{k}={v}]" for k, v in options.items())  # which engine was which, options too
                   for command, options in ((first, first_options), (second, second_options)))
+    print("starting the engines ...", flush=True)  # before any wait: a first start compiles for some seconds
     match = play_match(first, second, openings, go, go_second, first_options, second_options,
                        seed=seed, move_timeout=60 + longest / 1000, echo=print, names=names, gods=gods)
     print(match.summary())

@@ -93,7 +93,8 @@ def test_a_god_match_between_two_engines():
     result = run("match", engine, engine, "--gods", "apollo,pan", "--openings", "1", "--nodes", "10",
                  "--option1", "Engine=alphazero", "--option2", "Engine=alphazero", "--seed", "3")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.strip().splitlines()
+    starting, *lines = result.stdout.strip().splitlines()
+    assert starting == "starting the engines ..."
     assert lines[0].startswith("game 1: first engine plays player 1 (apollo)")
     assert lines[1].startswith("game 2: first engine plays player 2 (pan)")
     assert "forfeits" not in result.stdout

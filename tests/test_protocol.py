@@ -255,7 +255,18 @@ def test_a_move_out_of_time_forfeits_and_its_late_answer_is_not_read_in_the_next
     # the first engine overruns in both games; in the second its stale answer to the first game would come in time
     match = play_match(command, command, openings=1, go="movetime 1500", go_second="depth 1", move_timeout=1, seed=1)
     notes = [note for *_, note in match.games]
-    assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time"] * 2, notes
+    assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time (1 s)"] * 2, notes
+
+
+def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):
+    "A command that never answers 'uci' (here `cat`, which only echoes it) is named within UCI_SECONDS, and not left running."
+    from santorini_az import protocol
+    monkeypatch.setattr(protocol, "UCI_SECONDS", 1)
+    started, popen = [], subprocess.Popen
+    monkeypatch.setattr(protocol.subprocess, "Popen", lambda *a, **k: started.append(popen(*a, **k)) or started[-1])
+    with pytest.raises(protocol.EngineTimeout, match=r"engine 'cat' sent no 'uciok' in time \(1 s\)"):
+        protocol.EngineProcess("cat", name="cat")
+    assert started[0].poll() is not None  # it was stopped
 
 
 @pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -32,11 +34,11 @@ from .rundir import RunError
 from .progress import Progress
 
 # %% auto #0
-__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'player', 'search_player', 'run_match', 'match_up_text',
-           'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games', 'Inspection', 'pv_line',
-           'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator', 'inspect_position',
-           'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move',
-           'take_back', 'show_position', 'engine_player', 'play_game']
+__all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
+           'match_up_text', 'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games',
+           'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
+           'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of', 'moves_text',
+           'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'said_if_slow', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -341,16 +343,28 @@ def engine_player(spec: str, simulations: int, backend: str, state: State | GodS
     search, rng = search_player(spec, simulations, "play", backend), np.random.default_rng(seed)
     return lambda position: search.choose([position], rng)[0]
 
+@contextmanager
+def said_if_slow(write: Callable[[str], None], text: str, seconds: float = 3.0):
+    "Run the block; `write(text)` once if it is still running after `seconds` (a search that keeps the human waiting)."
+    timer = threading.Timer(seconds, write, [text])
+    timer.daemon = True
+    timer.start()
+    try: yield
+    finally: timer.cancel()
+
+FIRST_SEARCH = "thinking ... (the first search after an install also compiles the engine: about 20 s, once)"
+
 def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start: State | GodState | None = None,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
               backend: str = "torch", seed: int | None = None) -> int | None:
     "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits. A god position as `start` plays with gods."
     state, played = start or initial_state(), []  # played: (position, action) of every move so far
-    engine, rules = engine_player(spec, simulations, backend, state, seed), rules_of(state)
+    engine, rules, searched = engine_player(spec, simulations, backend, state, seed), rules_of(state), False
     write(legend(human)); show_position(state, write)
     while rules.winner(state) is None:
         if state.player != human:
-            action = engine(state)
+            with said_if_slow(write, "thinking ..." if searched else FIRST_SEARCH):
+                action, searched = engine(state), True
             write(f"engine plays {rules.text(state, action)}")
         else:
             text = read(f"your move (player {human + 1}; help for the commands): ").strip()

@@ -325,6 +325,7 @@ class EngineSession:
         self.thread: threading.Thread | None = None
         self.stop_requested = threading.Event()
         self.answered = threading.Event()  # the running search has written its bestmove
+        self.infinite = False  # the running search is a `go infinite`, which only stop ends
         self.warmed_up = weakref.WeakSet()  # the searchers that have run their tiny first search (`_warm_up`)
 
     def handle(self, line: str) -> bool:
@@ -339,9 +340,10 @@ class EngineSession:
             handler = getattr(self, f"_cmd_{command}", None)
             if handler is None: raise ProtocolError(f"unknown command {command!r}")
             if command not in ("stop", "isready") and self.thread is not None:
-                # a search that has answered, or been told to stop, is finishing: the command waits for it
-                if self.answered.is_set() or self.stop_requested.is_set(): self.thread.join()
-                if self.searching: raise ProtocolError(f"'{command}' while searching: send stop first")
+                # a search with an end (nodes, depth, a time), or one that has answered or been told to stop: the
+                # command waits for it, as piped commands expect; `go infinite` ends only with stop
+                if self.answered.is_set() or self.stop_requested.is_set() or not self.infinite: self.thread.join()
+                if self.searching: raise ProtocolError(f"'{command}' while searching without end: send stop first")
             handler(args)
         except Exception as e:  # a GUI must never see a traceback: one line, and carry on
             self.write("info string error: " + (" ".join(str(e).split()) or type(e).__name__))
@@ -495,6 +497,7 @@ def _go(self, args):
     if budget.get("infinite") and by_depth: kwargs["depth"] = None
     self.stop_requested.clear()
     self.answered.clear()
+    self.infinite = bool(budget.get("infinite"))
     if hasattr(searcher, "tables"): searcher.tables.search.stop[0] = 0
     else: searcher._stop.clear()
     self.thread = threading.Thread(target=self._search, daemon=True,
@@ -544,6 +547,7 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
     session = EngineSession(write)
     for line in input:
         if not session.handle(line): return
+    if session.thread is not None and not session.infinite: session.thread.join()  # end of input: a search with an end finishes
     session.handle("quit")
 
 # %% ../nbs/30_protocol.ipynb #0c84f0a3

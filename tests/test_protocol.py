@@ -541,3 +541,16 @@ def test_go_with_a_clock_answers_within_its_share():
     session.handle("go btime 100")  # player 1 to move, and the clock names only player 2's time
     session.thread is None or session.thread.join(30)
     assert "no time for player 1 (wtime)" in " ".join(answers) and answers[-1] == "bestmove (none)", answers
+
+
+def test_piped_commands_wait_for_a_search_with_an_end():
+    "Commands piped after a finite go wait for its bestmove (none is refused), and end of input lets it finish."
+    two_searches = ("position startpos moves C3 D4 B2 D2\ngo depth 2\n"
+                    "position startpos moves C3 D4 B2 E5\ngo depth 2\nquit\n")
+    done = subprocess.run(ENGINE_ARGS, input=two_searches, capture_output=True, text=True, timeout=120)
+    assert len([l for l in done.stdout.splitlines() if l.startswith("bestmove")]) == 2, done.stdout
+    assert "error" not in done.stdout, done.stdout
+    cut_off = subprocess.run(ENGINE_ARGS, input="position startpos moves C3 D4 B2 D2\ngo depth 3\n",  # then end of input
+                             capture_output=True, text=True, timeout=120)
+    depths = [l.split()[2] for l in cut_off.stdout.splitlines() if l.startswith("info depth")]
+    assert depths == ["1", "2", "3"] and cut_off.stdout.splitlines()[-1].startswith("bestmove "), cut_off.stdout

@@ -178,6 +178,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
         overrides += [f"channels={size.channels}", f"blocks={size.blocks}"]
     overrides += list(set_)
     if ray is not None: check_ray_address(ray)
+    root = run_dir
     try:
         if resume:
             if not run_dir: fail("--resume needs --run-dir")
@@ -186,8 +187,14 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
             settings = resolve_config(preset or "cpu", config, overrides)
-            run = run_training(run_dir or Path("runs") / settings.name, settings, progress=Progress(quiet), ray=ray)
+            root = run_dir or Path("runs") / settings.name
+            run = run_training(root, settings, progress=Progress(quiet), ray=ray)
     except _run_errors() as e: fail(str(e))
+    except KeyboardInterrupt:  # Ctrl-C: the finished stages are on disk, the one under way is played again
+        if root is not None and (Path(root) / "config.json").exists():
+            typer.echo(f"\nstopped: the finished stages are kept; go on with: santorini_az train --run-dir {root} --resume",
+                       err=True)
+        raise SystemExit(130)
     try: where = write_report(run.root)[0]
     except Exception as e:  # the report follows the training: it must never change the training's outcome
         where = f"not written ({type(e).__name__}: {e})"

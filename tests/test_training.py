@@ -248,6 +248,23 @@ def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
     assert [(r.iteration, r.stage) for r in run.records()] == stages
 
 
+def test_ctrl_c_stops_a_run_and_says_how_to_go_on(tmp_path):
+    "SIGINT (Ctrl-C) mid-run: exit 130 and one line naming the command that resumes it, no traceback."
+    import signal
+    import time
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(CLI + ["train", "--preset", "tiny", *quick_args(), "--quiet", "--run-dir", str(run_dir)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's Ctrl-C
+    deadline = time.time() + 120
+    while not (run_dir / "records.jsonl").exists() and time.time() < deadline and proc.poll() is None: time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == [f"stopped: the finished stages are kept; go on with: santorini_az train "
+                                        f"--run-dir {run_dir} --resume"], err
+
+
 def test_a_settings_file_in_the_run_directory_is_not_taken_for_a_run(tmp_path):
     "A config.json of the user's (no lock beside it) is refused, as a new run and on --resume, and left as it was."
     settings = tmp_path / "myrun" / "config.json"

@@ -63,7 +63,11 @@ def perft(position: str = typer.Argument(..., help=POSITION_HELP),
     state = read_position(position)
     if isinstance(state, GodState):
         from santorini_az.god_alphabeta import compiled_perft  # numba: only a god position pays for loading it
-        typer.echo(compiled_perft(state, depth))
+        from santorini_az.progress import said_if_slow
+        with said_if_slow(lambda text: typer.echo(text, err=True), "counting ... (the first count after an install "
+                          "also compiles the god rules: about 10 s, once)"):
+            count = compiled_perft(state, depth)
+        typer.echo(count)
     else: typer.echo(count_perft(state, depth))
 
 # %% ../nbs/33_cli.ipynb #a4b8fc6b

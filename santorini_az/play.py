@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -31,14 +29,14 @@ from .replay import save_examples
 from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, player_from_spec,
                                 play_match, seats_text, wilson_interval)
 from .rundir import RunError
-from .progress import Progress
+from .progress import Progress, said_if_slow
 
 # %% auto #0
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
            'match_up_text', 'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games',
            'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
            'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of', 'moves_text',
-           'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'said_if_slow', 'play_game']
+           'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -342,15 +340,6 @@ def engine_player(spec: str, simulations: int, backend: str, state: State | GodS
     if isinstance(state, GodState): return god_search_player(simulations, god_evaluator(spec, backend))
     search, rng = search_player(spec, simulations, "play", backend), np.random.default_rng(seed)
     return lambda position: search.choose([position], rng)[0]
-
-@contextmanager
-def said_if_slow(write: Callable[[str], None], text: str, seconds: float = 3.0):
-    "Run the block; `write(text)` once if it is still running after `seconds` (a search that keeps the human waiting)."
-    timer = threading.Timer(seconds, write, [text])
-    timer.daemon = True
-    timer.start()
-    try: yield
-    finally: timer.cancel()
 
 FIRST_SEARCH = "thinking ... (the first search after an install also compiles the engine: about 20 s, once)"
 

@@ -8,12 +8,15 @@ Docs: https://santorini-az.github.io/santorini_az/progress.html.md"""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from contextlib import contextmanager
+from typing import Callable
 
 from .rundir import Record, network_name
 
 # %% auto #0
-__all__ = ['Progress', 'long_cell', 'about', 'by_hand', 'summary_line']
+__all__ = ['Progress', 'said_if_slow', 'long_cell', 'about', 'by_hand', 'summary_line']
 
 # %% ../nbs/25_progress.ipynb #aa0f4f48
 class Progress:
@@ -47,6 +50,16 @@ class Progress:
         if not self.quiet:
             from rich import get_console
             get_console().print(text, soft_wrap=True)
+
+# %% ../nbs/25_progress.ipynb #45a2d0b5
+@contextmanager
+def said_if_slow(write: Callable[[str], None], text: str, seconds: float = 3.0):
+    "Run the block; `write(text)` once if it is still running after `seconds` (work that keeps someone waiting)."
+    timer = threading.Timer(seconds, write, [text])
+    timer.daemon = True
+    timer.start()
+    try: yield
+    finally: timer.cancel()
 
 # %% ../nbs/25_progress.ipynb #12dd2f4d
 def long_cell(seconds: float, what: str, run_long_cells: bool = False) -> bool:

@@ -125,15 +125,3 @@ def test_help_and_legend_fit_an_80_column_terminal():
         too_wide = [line for line in text.splitlines() if len(line) > 80]
         assert not too_wide, too_wide
 
-
-def test_a_search_that_keeps_the_human_waiting_is_announced_once():
-    "said_if_slow writes its line once the block has run past its seconds, and never for a quick block."
-    import time
-    from santorini_az.play import said_if_slow
-    lines = []
-    with said_if_slow(lines.append, "thinking ...", seconds=0.01):
-        deadline = time.monotonic() + 10
-        while not lines and time.monotonic() < deadline: time.sleep(0.01)  # a search that outlasts it
-    with said_if_slow(lines.append, "never said", seconds=60): pass  # a quick one: the timer is cancelled
-    time.sleep(0.05)
-    assert lines == ["thinking ..."]

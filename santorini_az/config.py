@@ -329,7 +329,9 @@ def _coerce(value, current, name):
 def unknown_setting(key: str, keys: list[str]) -> str:
     "What to say of the setting `key`, which is none of `keys`: the names closest to it, or else every name."
     close = difflib.get_close_matches(key, keys, n=3, cutoff=0.75)  # selfplay.gams -> selfplay.games
-    close = close or [k for k in keys if k.split(".")[-1] in difflib.get_close_matches(key, [k.split(".")[-1] for k in keys], n=3)]
+    if not close:  # a bare name: compare it with the last part of each setting's name
+        names = set(difflib.get_close_matches(key, [k.split(".")[-1] for k in keys], n=3))
+        close = [k for k in keys if k.split(".")[-1] in names]
     if close: return f"unknown setting {key!r}: did you mean {' or '.join(close)}?"
     return f"unknown setting {key!r}; settings are: {', '.join(keys)}"
 

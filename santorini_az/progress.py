@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from contextlib import contextmanager
 from typing import Callable
 

@@ -59,7 +59,7 @@ function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[
 
 async function loadModel(game: Game, url: string | null, name: string) {
   models[game] = { loaded: false, name: "uniform" };
-  const uniform = "the engine searches with uniform-prior (every move equally likely), a weaker player";
+  const uniform = "the engine plays a uniform-prior search (every move equally likely): a weaker player";
   if (!url) {
     post({ type: "model", game, status: { loaded: false, name, message: `no model (${name}): ${uniform}` } });
     return;

@@ -61,7 +61,9 @@ def digest(*parts) -> str:
 
 def build_venv(venv: Path, src: Path, env: dict, package_only: bool) -> None:
     "Create `venv` with torch's CPU build and the package from `src`; or, if only the package changed, reinstall it alone."
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+    # --no-compile: pip byte-compiles every module it installs (half a minute of one core, torch's thousands of files
+    # mostly); the chapters compile only what they import, once (tests/test_pip_only.py lets them write the bytecode)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-compile"]
     if package_only:
         run(pip + ["--no-deps", "--force-reinstall", str(src)], "pip reinstall of the changed package", INSTALL_TIMEOUT_S, env=env)
         return

@@ -42,7 +42,9 @@ def course_copy(dest: Path) -> Path:
 
 def bare_env(venv: Path) -> dict:
     "The environment for the chapters: PATH = the venv's programs only, nothing from the working tree on PYTHONPATH."
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    # PYTHONDONTWRITEBYTECODE (set on CI machines) is dropped: the venv is installed without bytecode
+    # (tests/pip_only_venv.py), and the first chapter to import a module writes it for the others
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")}
     env.update(PATH=str(venv / "bin"), VIRTUAL_ENV=str(venv), MPLBACKEND="Agg")
     return env
 

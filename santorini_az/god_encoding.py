@@ -78,14 +78,20 @@ class TurnTree:
     "The legal turns of a position as a tree: each prefix of a turn leads to its distinct next steps, in the rules' order."
     ordered: tuple  # the legal turns, in the rules' order
     turns: frozenset  # the same, to look up (a turn may also be a prefix: Demeter's single build)
-    _next: dict = field(default_factory=dict, compare=False, repr=False)  # prefix -> next steps, as they are asked for
+    # prefix length k -> {prefix of that length: its next steps}, made for every prefix of length k at once, the first
+    # time one is asked for: one pass over the turns per length (a search asks for many prefixes of a position, and a
+    # flat board gives Hermes thousands of turns)
+    _by_length: dict = field(default_factory=dict, compare=False, repr=False)
 
     def next_steps(self, prefix: tuple) -> tuple:
         "The distinct steps that may follow `prefix`, in the rules' order (none: a turn that cannot go on, or no prefix)."
-        if prefix not in self._next:
-            k = len(prefix)
-            self._next[prefix] = tuple(dict.fromkeys(t[k] for t in self.ordered if len(t) > k and t[:k] == prefix))
-        return self._next[prefix]
+        k = len(prefix)
+        if k not in self._by_length:
+            following = {}  # prefix -> its next steps, as the keys of a dict (a set that keeps the rules' order)
+            for turn in self.ordered:
+                if len(turn) > k: following.setdefault(turn[:k], {})[turn[k]] = None
+            self._by_length[k] = {start: tuple(steps) for start, steps in following.items()}
+        return self._by_length[k].get(prefix, ())
 
     def prefixes(self) -> list[tuple]:
         "Every prefix that a turn goes on from, the empty one first (in the rules' order)."

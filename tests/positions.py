@@ -10,6 +10,8 @@ HAND_BUILT = [
     "0400041000000000000000000/2/C3,D3/A5,E1",
     # player 2 just climbed onto level 3: the game is over
     "3000000000000000000000000/1/D4,E5/A5,E1",
+    # player 1 places its second worker beside a level-3 tower and a level-2 block: anywhere free but on the tower
+    "0000000300000200000000000/1/C3/",
 ]
 
 

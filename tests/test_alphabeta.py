@@ -9,7 +9,7 @@ from santorini_az.alphabeta import (MATE, AlphaBeta, AlphaBetaConfig, evaluate_p
 from santorini_az.encoding import action_from_index, action_index
 from santorini_az.engine import MAX_LEGAL, apply_action, legal_actions_into, state_to_arrays
 from santorini_az.game import CELLS, State, initial_state
-from santorini_az.notation import cell_name, format_position
+from santorini_az.notation import cell_name, format_position, parse_position, play_moves
 
 
 def random_game_positions(n, seed, skip=4):
@@ -133,9 +133,18 @@ def plain_negamax(state: State, depth: int, ply: int = 0) -> int:
     return best
 
 
+# Positions of random games where a move leaves the opponent no move at all, and no climb wins at once: the search
+# must score the block as a win, as minimax does.
+BLOCKING = ["2022004220200122212010131/1/A4,B1/E4,E5", "2114014411032310420214440/2/D2,E1/E4,D4",
+            "1224244024044133240104142/1/C1,E2/C4,A3"]
+
+
 def test_alphabeta_equals_plain_minimax():
-    for state in random_game_positions(6, seed=5, skip=4):
-        assert AlphaBeta(AlphaBetaConfig(hash_mb=1)).search(state, depth=2).score == plain_negamax(state, 2)
+    setup = [play_moves(initial_state(), moves) for moves in ([], ["C3"], ["C3", "B2"], ["C3", "B2", "D4"])]  # a player places twice
+    for state in [*random_game_positions(6, seed=5, skip=4), *setup, *map(parse_position, BLOCKING)]:
+        score = AlphaBeta(AlphaBetaConfig(hash_mb=1)).search(state, depth=2).score
+        assert score == plain_negamax(state, 2), format_position(state)
+    assert all(AlphaBeta().search(parse_position(text), depth=2).score > MATE - 10 for text in BLOCKING)
 
 
 def test_incremental_hash_equals_recomputed_along_random_games():

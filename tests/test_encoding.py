@@ -52,6 +52,9 @@ def test_planes_are_one_hot(state):
     assert x.shape == (5, 5, 9) and x.dtype == np.float32
     assert (x[..., :5].sum(-1) == 1).all()
     assert x[..., 5:].sum() == sum(len(w) for w in state.workers)
+    for plane, cell in [(5 + w, c) for w, c in enumerate(state.workers[state.player])] + \
+                       [(7 + w, c) for w, c in enumerate(state.workers[1 - state.player])]:
+        assert x[cell // 5, cell % 5, plane] == 1, (plane, cell)  # planes 5-6: the player to move's workers, 7-8: the other's
 
 
 @settings(max_examples=300, deadline=None)

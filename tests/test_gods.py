@@ -299,6 +299,10 @@ def test_forced_workers_on_level_3_never_win():
     minotaur = parse_god_position("0000000000000003000400000/1/minotaur:C4,E5/mortal:B3,D3")
     pushed = play_turns(minotaur, "C4>B3^C4")
     assert pushed.board.heights[pushed.board.workers[1][0]] == 3 and god_winner(pushed) is None
+    # ... nor does a step from level 3 across to another level 3: only a move up onto it wins
+    towers = parse_god_position("0000033200000000000000000/1/apollo:B4,E1/mortal:C4,A1")
+    across = play_turns(play_turns(towers, "B4>C4^D5"), "B4>A4^A5")
+    assert across.board.heights[across.board.workers[1][0]] == 3 and not across.won and god_winner(across) is None
 
 
 def test_athena_lasts_exactly_one_opponent_turn():

@@ -208,10 +208,11 @@ def test_load_foreign_safetensors(tmp_path):
         load_checkpoint(path)
 
 
-def test_load_newer_format(tmp_path, good_checkpoint):
-    path = tmp_path / "future.safetensors"
-    _rewrite(good_checkpoint, path, {"format_version": "2"})
-    with pytest.raises(CheckpointError, match="format version 2"):
+@pytest.mark.parametrize("version", ["2", "0", "1.0"])  # newer, older, or written otherwise: refused alike
+def test_load_another_format_version(tmp_path, good_checkpoint, version):
+    path = tmp_path / "other.safetensors"
+    _rewrite(good_checkpoint, path, {"format_version": version})
+    with pytest.raises(CheckpointError, match=f"format version {version};"):
         load_checkpoint(path)
 
 

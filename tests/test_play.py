@@ -117,6 +117,8 @@ def test_cli_plays_with_gods_and_refuses_bad_ones():
     for gods in ("artemis,zeus", "artemis", "artemis,pan,atlas"):
         refused = play_cli([], "--gods", gods)
         assert refused.returncode == 2 and refused.stderr.startswith("error: --gods takes two gods") and "Traceback" not in refused.stderr
+    both = play_cli([], "--position", "0000000000000000000000000/1/artemis:A5,E1/demeter:A1,E5", "--gods", "apollo,pan")
+    assert both.returncode == 2 and both.stderr.startswith("error: --gods and a god --position both name the gods"), both.stderr
 
 
 def test_help_and_legend_fit_an_80_column_terminal():

@@ -19,11 +19,11 @@ from tests.strategies import played_positions
 from tests.quick import QUICK, quick_args
 from tests.conftest import CLI, refuse_a_second_writer_then_kill, run_cli_forked, train_resume
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
-                                wilson_interval, CHAMPION)
+                                wilson_interval, gate_verdict, CHAMPION)
 from santorini_az.config import RunConfig, preset, apply_overrides
 from santorini_az.progress import Progress
 from santorini_az.network import cpu_supports_bf16
-from santorini_az.rundir import RunDirectory, RunError, Record, read_records, append_record
+from santorini_az.rundir import RunDirectory, RunError, Record, read_records, append_record, locked
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -401,6 +401,21 @@ def test_promotion_follows_the_scores_and_selfplay_uses_the_champion(tmp_path, m
     asked.clear()
     values = stage_selfplay(loop, 3)
     assert values["champion"] == 1 and asked == [1], (values, asked)
+
+
+def test_the_fixed_gate_promotes_at_the_threshold_itself():
+    "arena.gate=fixed: a score equal to promote_threshold is promoted (55% of 40 is 22 wins), one game fewer is not."
+    assert gate_verdict(22, 40, 1, gate="fixed", threshold=0.55) is True
+    assert gate_verdict(21, 40, 1, gate="fixed", threshold=0.55) is False
+
+
+def test_a_second_writer_in_the_same_process_is_refused_naming_the_first(tmp_path):
+    "The run's lock is an flock on its own open file: a second `locked` fails at once, and the lock goes with the first."
+    run = RunDirectory(tmp_path / "run")
+    with locked(run):
+        with pytest.raises(RunError, match=r"run is in use by pid \d+ on .* since .*: one writer per run directory"):
+            with locked(run): pass
+    with locked(run): pass  # released: the next writer gets it
 
 
 def test_the_sequential_gate_plays_rounds_until_it_is_sure(tmp_path, monkeypatch):

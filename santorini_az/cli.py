@@ -18,8 +18,8 @@ from .notation import NotationError, format_action
 
 # %% auto #0
 __all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
-           'bench', 'check_ray_address', 'check_resumed_run', 'train', 'report', 'arena', 'selfplay', 'inspect', 'play',
-           'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
+           'bench', 'check_ray_address', 'answers_in_http2', 'check_resumed_run', 'train', 'report', 'arena',
+           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -121,15 +121,28 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
 def check_ray_address(address: str) -> None:
     "Stop with one sentence if `--ray` names no usable cluster address or Ray is not installed."
     import importlib.util, re
-    if address != "local" and not re.fullmatch(r"[\w.-]+:\d{1,5}", address):
-        fail(f"--ray takes HOST:PORT (the head node's address) or 'local', got {address!r}")
+    if address != "local" and not (re.fullmatch(r"[\w.-]+:\d{1,5}", address) and 0 < int(address.rsplit(":", 1)[1]) < 65536):
+        fail(f"--ray takes HOST:PORT (the head node's address, a port from 1 to 65535) or 'local', got {address!r}")
     if importlib.util.find_spec("ray") is None: fail("--ray needs Ray: pip install 'santorini_az[ray]'")
     if address != "local":  # Ray itself would retry for minutes before it gave up
         import socket
         host, port = address.rsplit(":", 1)
-        try: socket.create_connection((host, int(port)), timeout=5).close()
+        try: speaks_grpc = answers_in_http2(host, int(port))
         except (OSError, ValueError) as e:
             fail(f"--ray: nothing answers at {address} ({getattr(e, 'strerror', None) or e}); start the head with `ray start --head`")
+        if not speaks_grpc:  # another server: Ray would wait on it for minutes
+            fail(f"--ray: {address} answers, but not as a Ray head: give the port of `ray start --head --port` (6379 by default)")
+
+def answers_in_http2(host: str, port: int, timeout: float = 5) -> bool:
+    "Does the server at `host:port` answer HTTP/2's opening, as a Ray head's gRPC server does (with a SETTINGS frame)?"
+    import socket
+    with socket.create_connection((host, port), timeout=timeout) as connection:
+        connection.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))  # the preface, an empty SETTINGS
+        header = b""
+        try:
+            while len(header) < 9 and (more := connection.recv(9 - len(header))): header += more
+        except socket.timeout: pass  # said nothing: no gRPC server
+    return len(header) == 9 and header[3] == 4  # a frame of type 4, SETTINGS
 
 # %% ../nbs/33_cli.ipynb #457c67e3
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None:
@@ -162,7 +175,8 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars or stage lines: only the run's last line."),
           ray: str = typer.Option(None, "--ray", help="Play the games on the Ray cluster at HOST:PORT ('local': one "
-                                  "started here); the learner and the run directory stay here. Needs santorini_az\\[ray].")):
+                                  "started here), one actor per CPU of the cluster; the learner and the run directory stay "
+                                  "here. Needs santorini_az\\[ray].")):
     "Train a network by self-play: self-play, training, arena and reference matches, in a resumable run directory."
     from pathlib import Path
     from santorini_az.progress import Progress

@@ -205,3 +205,22 @@ def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_p
         for k, v in saved.items():
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
+
+
+def test_an_address_is_joined_with_the_token_that_ray_start_would_use(tmp_path, monkeypatch):
+    """Where ~/.ray/auth_token exists (Ray writes it once it has run here), `ray start` turns token authentication on,
+    and ray.init with an address does not: RayPool joins with the token then (RAY_AUTH_MODE=token), not refused."""
+    require("ray", shutil.which(str(RAY)) is not None)
+    import ray
+    from santorini_az.cluster import RayPool
+
+    class Joining(Exception): "ray.init was called: with this RAY_AUTH_MODE"
+    def init(**kwargs): raise Joining(os.environ.get("RAY_AUTH_MODE"))
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for token_file, mode in ((False, None), (True, "token")):
+        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+        if token_file: (tmp_path / ".ray").mkdir(); (tmp_path / ".ray" / "auth_token").write_text(secrets.token_hex(16))
+        with pytest.raises(Joining) as joining: RayPool("127.0.0.1:6379")
+        assert joining.value.args[0] == mode

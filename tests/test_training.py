@@ -537,6 +537,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--config", ""], "--config is empty"),
     (["train", "--ray", "127.0.0.1:1"], "nothing answers at 127.0.0.1:1"),  # not minutes of Ray's own retries
     (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
+    (["train", "--ray", "localhost:99999"], "a port from 1 to 65535"),
     (["match", "", "santorini_az engine"], "an engine command is empty"),
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
     (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes one of"),
@@ -552,6 +553,20 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
     assert not (tmp_path / "runs").exists()  # refused before anything was written
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe"] and (tmp_path / "pipe").is_fifo()
+
+
+def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path):
+    "An HTTP server on the port given to --ray: one sentence in seconds, where Ray would wait on it for minutes."
+    import http.server
+    import threading
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try: done = run_cli_forked(["train", "--ray", f"127.0.0.1:{server.server_address[1]}"], cwd=tmp_path)
+    finally: server.shutdown(); server.server_close()
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        f"error: --ray: 127.0.0.1:{server.server_address[1]} answers, but not as a Ray head: give the port of `ray start "
+        "--head --port` (6379 by default)"], done.stderr
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
 
 
 def test_the_runs_precision_and_cuda_graphs_reach_the_searches_network():

@@ -195,6 +195,21 @@ def test_noise_and_temperature_are_seeded():
     assert not all(np.array_equal(x.action, y.action) for x, y in zip(first, other))
 
 
+def test_fast_searches_carry_no_root_noise():
+    """Fast searches (full_search_share 0: all but the first move) search as the network says: their moves' visits and
+    values are the same with root noise as without (each search on a fresh tree, so that none inherits a noisy one)."""
+    fast = dict(simulations=16, full_search_share=0.0, fast_simulations=8, temperature_plies=0, reuse_tree=False)
+    noisy = play_games(LinearEvaluator, 3, SearchConfig(dirichlet_fraction=0.25, **fast), games_in_flight=3, seed=3, workers=1)
+    plain = play_games(LinearEvaluator, 3, SearchConfig(dirichlet_fraction=0.0, **fast), games_in_flight=3, seed=3, workers=1)
+    for x, y in zip(noisy, plain):
+        quick = ~x.full_search
+        assert np.array_equal(x.action, y.action) and quick.sum() > 30
+        assert np.array_equal(x.policy[quick], y.policy[quick]) and np.array_equal(x.root_value[quick], y.root_value[quick])
+    full = play_games(LinearEvaluator, 3, SearchConfig(dirichlet_fraction=0.25, **{**fast, "full_search_share": 1.0}),
+                      games_in_flight=3, seed=3, workers=1)
+    assert not all(np.array_equal(x.action, y.action) for x, y in zip(full, plain))  # where it searches in full, it does
+
+
 def test_worker_processes():
     config = SearchConfig(simulations=12, **SELFPLAY)
     done = []

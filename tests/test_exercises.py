@@ -216,6 +216,13 @@ def wrong_wilson_normal(points, games):
     return max(0.0, p - half), min(1.0, p + half)
 WRONG['wilson_normal'] = ('check_wilson_interval', wrong_wilson_normal, 'normal-approximation (Wald) interval')
 
+def wrong_wilson_90(points, games):
+    z, p = 1.645, points / games  # a 90% interval's z
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return centre - half, centre + half
+WRONG['wilson_z_90'] = ('check_wilson_interval', wrong_wilson_90, 'you used z = 1.645')
+
 def wrong_negamax_no_cutoff(state, depth, alpha, beta, evaluate):
     if depth == 0 or state.is_over(): return evaluate(state)
     best = -math.inf

@@ -12,7 +12,7 @@ import torch
 from santorini_az.game import initial_state, legal_actions, apply, winner
 from santorini_az.encoding import encode, legal_action_indices, transform_state
 from santorini_az.replay import augment, ReplayBuffer, Examples, save_buffer, load_buffer
-from santorini_az.trainer import policy_loss, masked_log_softmax
+from santorini_az.trainer import TrainConfig, Trainer, policy_loss, masked_log_softmax
 from santorini_az.game import random_openings
 from hypothesis import given, settings
 from tests.strategies import played_positions
@@ -20,9 +20,9 @@ from tests.quick import QUICK, quick_args
 from tests.conftest import CLI, refuse_a_second_writer_then_kill, run_cli_forked, train_resume
 from santorini_az.arena import (MatchResult, fit_elo, match_outcomes, pairing_schedule, RandomPlayer, GreedyPlayer,
                                 wilson_interval, gate_verdict, CHAMPION)
-from santorini_az.config import RunConfig, preset, apply_overrides
+from santorini_az.config import RunConfig, config_from_dict, preset, apply_overrides
 from santorini_az.progress import Progress
-from santorini_az.network import cpu_supports_bf16
+from santorini_az.network import NetConfig, SantoriniNet, cpu_supports_bf16
 from santorini_az.rundir import RunDirectory, RunError, Record, read_records, append_record, locked
 from santorini_az.loop import run_training, plan, STAGE_FUNCTIONS, Loop, stage_arena, stage_selfplay, all_results
 
@@ -889,3 +889,24 @@ def test_the_report_counts_iterations_in_whole_numbers():
     for ax, name in zip(fig.axes, PANELS):
         if name != "time": assert all(float(t).is_integer() for t in ax.get_xticks()), (name, ax.get_xticks())
     plt.close(fig)
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "sgd"])
+def test_the_weight_decay_setting_reaches_the_optimiser_and_shrinks_the_weights(optimizer):
+    """train.weight_decay: given to either optimiser, and with a zero gradient one step shrinks every weight by lr * wd
+    (AdamW's decay is decoupled; SGD's is a gradient, which its first Nesterov step counts 1 + 0.9 times)."""
+    torch.manual_seed(0)
+    model = SantoriniNet(NetConfig(8, 1))
+    trainer = Trainer(model, TrainConfig(optimizer=optimizer, weight_decay=0.125, learning_rate=0.01, warmup_steps=0), 1)
+    assert [group["weight_decay"] for group in trainer.optimizer.param_groups] == [0.125]
+    before = model.policy_fc.weight.detach().clone()
+    for p in model.parameters(): p.grad = torch.zeros_like(p)
+    trainer.optimizer.step()
+    assert torch.allclose(model.policy_fc.weight, before * (1 - 0.01 * 0.125 * (1.0 if optimizer == "adamw" else 1.9)))
+
+
+def test_a_fraction_for_a_whole_number_setting_is_refused_not_truncated():
+    "A config file's 3.5 games is an error (int() would make it 3 without a word); 16.0 channels is 16."
+    with pytest.raises(ValueError, match=r"setting 'selfplay.games' expects int, got 3.5"):
+        config_from_dict({"selfplay": {"games": 3.5}})
+    assert config_from_dict({"channels": 16.0}).channels == 16

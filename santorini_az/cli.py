@@ -125,7 +125,6 @@ def check_ray_address(address: str) -> None:
         fail(f"--ray takes HOST:PORT (the head node's address, a port from 1 to 65535) or 'local', got {address!r}")
     if importlib.util.find_spec("ray") is None: fail("--ray needs Ray: pip install 'santorini_az[ray]'")
     if address != "local":  # Ray itself would retry for minutes before it gave up
-        import socket
         host, port = address.rsplit(":", 1)
         try: speaks_grpc = answers_in_http2(host, int(port))
         except (OSError, ValueError) as e:

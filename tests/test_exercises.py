@@ -70,9 +70,9 @@ def reference_policy_loss(logits, target, legal):
     return -torch.where(legal, target * log_p, torch.zeros_like(log_p)).sum(-1).mean()
 REFERENCES['check_policy_loss'] = reference_policy_loss
 
-def reference_wilson_interval(points, games):
-    "The 95% Wilson score interval (low, high) of `points` out of `games`."
-    z, p = 1.96, points / games
+def reference_wilson_interval(points, games, z=1.96):
+    "The 95% Wilson score interval (low, high) of `points` out of `games` (another `z`: another confidence)."
+    p = points / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
     return centre - half, centre + half
@@ -216,11 +216,7 @@ def wrong_wilson_normal(points, games):
     return max(0.0, p - half), min(1.0, p + half)
 WRONG['wilson_normal'] = ('check_wilson_interval', wrong_wilson_normal, 'normal-approximation (Wald) interval')
 
-def wrong_wilson_90(points, games):
-    z, p = 1.645, points / games  # a 90% interval's z
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return centre - half, centre + half
+def wrong_wilson_90(points, games): return reference_wilson_interval(points, games, z=1.645)  # a 90% interval's z
 WRONG['wilson_z_90'] = ('check_wilson_interval', wrong_wilson_90, 'you used z = 1.645')
 
 def wrong_negamax_no_cutoff(state, depth, alpha, beta, evaluate):

@@ -18,8 +18,8 @@ from .notation import NotationError, format_action
 
 # %% auto #0
 __all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
-           'bench', 'check_ray_address', 'answers_in_http2', 'check_resumed_run', 'train', 'report', 'arena',
-           'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
+           'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report', 'arena', 'selfplay',
+           'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -125,23 +125,24 @@ def check_ray_address(address: str) -> None:
         fail(f"--ray takes HOST:PORT (the head node's address, a port from 1 to 65535) or 'local', got {address!r}")
     if importlib.util.find_spec("ray") is None: fail("--ray needs Ray: pip install 'santorini_az[ray]'")
     if address != "local":  # Ray itself would retry for minutes before it gave up
+        import socket
         host, port = address.rsplit(":", 1)
-        try: speaks_grpc = answers_in_http2(host, int(port))
+        try: socket.create_connection((host, int(port)), timeout=5).close()
         except (OSError, ValueError) as e:
             fail(f"--ray: nothing answers at {address} ({getattr(e, 'strerror', None) or e}); start the head with `ray start --head`")
-        if not speaks_grpc:  # another server: Ray would wait on it for minutes
+        if ray_head_answer(address) not in ("OK", "UNAUTHENTICATED"):  # another server: Ray would wait on it for minutes
             fail(f"--ray: {address} answers, but not as a Ray head: give the port of `ray start --head --port` (6379 by default)")
 
-def answers_in_http2(host: str, port: int, timeout: float = 5) -> bool:
-    "Does the server at `host:port` answer HTTP/2's opening, as a Ray head's gRPC server does (with a SETTINGS frame)?"
-    import socket
-    with socket.create_connection((host, port), timeout=timeout) as connection:
-        connection.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))  # the preface, an empty SETTINGS
-        header = b""
-        try:
-            while len(header) < 9 and (more := connection.recv(9 - len(header))): header += more
-        except socket.timeout: pass  # said nothing: no gRPC server
-    return len(header) == 9 and header[3] == 4  # a frame of type 4, SETTINGS
+def ray_head_answer(address: str, timeout: float = 5) -> str:
+    """The gRPC status of the first question a Ray client asks a head's GCS (GetClusterId) at `address`: 'OK', or
+    'UNAUTHENTICATED' where the head wants Ray's token; from anything else another status ('UNIMPLEMENTED': a gRPC
+    server without that method, Ray Client's port 10001 among them; 'UNAVAILABLE': no gRPC; 'DEADLINE_EXCEEDED': silence)."""
+    import grpc  # tensorboard's dependency: installed with the package
+    with grpc.insecure_channel(address) as channel:
+        get_cluster_id = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetClusterId")  # bytes in, bytes out
+        try: get_cluster_id(b"", timeout=timeout)  # b"": the empty request, every field at its default
+        except grpc.RpcError as e: return e.code().name
+    return "OK"
 
 # %% ../nbs/33_cli.ipynb #457c67e3
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None:

@@ -40,7 +40,7 @@ __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCT
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
            'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
-           'unfilled_reason', 'check_run_files', 'run_training']
+           'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -387,6 +387,17 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
         state = run.trainer_state(max(trained))
         if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True, map_location="cpu"))
 
+def new_folders(path: Path) -> list[Path]:
+    "The folders from `path` up that do not exist yet, `path` first."
+    missing = []
+    while not path.exists(): missing, path = missing + [path], path.parent
+    return missing
+
+def forget_new_run(run: RunDirectory, made: list[Path]) -> None:
+    "Remove the lock file of a run that could not start, and the (empty) folders `made` for it."
+    run.lock_path.unlink(missing_ok=True)
+    for folder in made: folder.rmdir()
+
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,
                  stop_after: int | None = None, ray: str | None = None) -> RunDirectory:
@@ -394,6 +405,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
     `ray`: the address of a Ray cluster ('local': one started here) whose actors play the games (chapter 28)."""
     run, progress = RunDirectory(run_dir), progress or Progress()
     config = start_config(run, config, resume, overrides)
+    made = new_folders(run.root)  # the folders the lock file's folder needs: gone again if the run cannot start
     with locked(run):
         remove_stale_temporaries(run)
         records = read_records(run.records_path, repair=True)
@@ -402,7 +414,9 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         if ray is not None:
             from santorini_az.cluster import RayPool
             try: pool = RayPool(ray)
-            except Exception as e: raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
+            except Exception as e:
+                if not resume: forget_new_run(run, made)  # nothing of a run that never began is left behind
+                raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
             progress.say(f"playing games on {pool.size} Ray actors at {ray}")
         run.write_json(run.config_path, config_to_dict(config))
         done = {(r.iteration, r.stage) for r in records}

@@ -555,18 +555,66 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe"] and (tmp_path / "pipe").is_fifo()
 
 
-def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path):
-    "An HTTP server on the port given to --ray: one sentence in seconds, where Ray would wait on it for minutes."
+def http_server():
+    "An HTTP server on a free port of 127.0.0.1 (its port, and a function that stops it)."
     import http.server
     import threading
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    try: done = run_cli_forked(["train", "--ray", f"127.0.0.1:{server.server_address[1]}"], cwd=tmp_path)
-    finally: server.shutdown(); server.server_close()
+    return server.server_address[1], lambda: (server.shutdown(), server.server_close())
+
+
+def grpc_server(answer=None):
+    """A gRPC server on a free port of 127.0.0.1 (its port, and a function that stops it): with `answer`, its
+    GetClusterId (the first question a Ray client asks a head) calls answer(context); without, it has no method at all,
+    as Ray Client's port has not that one."""
+    from concurrent import futures
+    import grpc
+    server = grpc.server(futures.ThreadPoolExecutor(1))
+    if answer:
+        method = grpc.unary_unary_rpc_method_handler(lambda request, context: answer(context) or b"")
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("ray.rpc.NodeInfoGcsService",
+                                                                              {"GetClusterId": method})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return port, lambda: server.stop(None)
+
+
+@pytest.mark.parametrize("start", [http_server, grpc_server], ids=["http", "grpc"])
+def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path, start):
+    "An HTTP or a gRPC server that is no Ray head on the port given to --ray: one sentence in seconds, not minutes of Ray's retries."
+    port, stop = start()
+    try: done = run_cli_forked(["train", "--ray", f"127.0.0.1:{port}"], cwd=tmp_path)
+    finally: stop()
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
-        f"error: --ray: 127.0.0.1:{server.server_address[1]} answers, but not as a Ray head: give the port of `ray start "
+        f"error: --ray: 127.0.0.1:{port} answers, but not as a Ray head: give the port of `ray start "
         "--head --port` (6379 by default)"], done.stderr
     assert list(tmp_path.iterdir()) == []  # refused before anything was written
+
+
+@pytest.mark.parametrize("status", ["OK", "UNAUTHENTICATED"])
+def test_a_ray_head_that_answers_or_asks_for_its_token_passes_the_check(status):
+    "A server that answers GetClusterId as a Ray head's GCS does (with or without token authentication) is let through."
+    import grpc
+    from santorini_az.cli import check_ray_address
+    def answer(context):
+        if status != "OK": context.abort(grpc.StatusCode[status], "InvalidAuthToken: Authentication token is missing")
+    port, stop = grpc_server(answer)
+    try: check_ray_address(f"127.0.0.1:{port}")  # a refusal would raise typer's Exit
+    finally: stop()
+
+
+def test_a_new_run_that_cannot_reach_its_ray_cluster_leaves_no_folder(tmp_path, monkeypatch):
+    "ray.init failing after the address check (a version mismatch, a head gone meanwhile): a RunError, and no lock file or folder is left."
+    import santorini_az.cluster
+    def no_cluster(address): raise ConnectionError(f"could not reach {address}")
+    monkeypatch.setattr(santorini_az.cluster, "RayPool", no_cluster)
+    with pytest.raises(RunError, match="cannot use the Ray cluster at 127.0.0.1:1: ConnectionError"):
+        run_training(tmp_path / "runs" / "new", preset("tiny"), ray="127.0.0.1:1")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "mine").mkdir()  # a folder of the user's stays, empty
+    with pytest.raises(RunError): run_training(tmp_path / "mine", preset("tiny"), ray="127.0.0.1:1")
+    assert [p.name for p in tmp_path.iterdir()] == ["mine"] and list((tmp_path / "mine").iterdir()) == []
 
 
 def test_the_runs_precision_and_cuda_graphs_reach_the_searches_network():

@@ -24,7 +24,7 @@ from .engine import GamePool, play_games, search_positions
 
 # %% auto #0
 __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'MORTAL_RULES', 'wilson_interval', 'sprt_llr',
-           'gate_verdict', 'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_win_at_once',
+           'gate_verdict', 'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_climb_to_win',
            'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
            'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'Rules', 'outcomes_by_turns',
            'match_outcomes', 'seats_text', 'match_result', 'play_match']
@@ -129,7 +129,7 @@ class RandomPlayer:
 def _random_choice(items, rng): return items[int(rng.integers(len(items)))]
 
 # %% ../nbs/09_arena.ipynb #770c6ff1
-def can_win_at_once(state: State) -> bool:
+def can_climb_to_win(state: State) -> bool:
     "Can the player to move climb onto level 3 with its next move?"
     heights, taken = state.heights, {c for w in state.workers for c in w}
     return any(heights[here] >= WIN_LEVEL - 1 and
@@ -149,7 +149,7 @@ class GreedyPlayer:
         for action in actions:
             after = apply(state, action)
             if winner(after) == state.player: return action
-            if not can_win_at_once(after): safe.append(action)
+            if not can_climb_to_win(after): safe.append(action)
         return _random_choice(safe or actions, rng)
 
 # %% ../nbs/09_arena.ipynb #8d67e377
@@ -203,6 +203,7 @@ def reference_player(name: str, simulations: int = 64) -> Player:
         return AlphaBetaPlayer(depth)
     raise ValueError(f"unknown reference opponent {name!r}: use random, greedy, mcts or alphabetaN (N from 1 to 12)")
 
+# %% ../nbs/09_arena.ipynb #d41e0a11
 CHAMPION = Path(str(files("santorini_az") / "models" / "champion.safetensors"))  # the network the course ships
 
 def checkpoint_factory(path: Path | str, threads: int = 1) -> EvaluatorFactory:
@@ -248,6 +249,7 @@ class Rules(NamedTuple):
 
 MORTAL_RULES = Rules(apply, winner, legal_actions, format_action, parse_action, format_position)  # chapters 01 and 01a; chapter 11d's GOD_RULES are the gods' (01b)
 
+# %% ../nbs/09_arena.ipynb #d41e0a13
 def _play_by_turns(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]],
                    rng: np.random.Generator, progress: Callable[[int], None] | None, max_plies: int,
                    rules: Rules = MORTAL_RULES) -> list[GameOutcome]:
@@ -269,6 +271,7 @@ def _play_by_turns(first: Player, second: Player, openings: list[State], schedul
     return [GameOutcome(i, first_moves, winner(s) == (0 if first_moves else 1), p)  # unfinished counts as a loss
             for (i, first_moves), s, p in zip(schedule, states, plies)]
 
+# %% ../nbs/09_arena.ipynb #d41e0a15
 def _by_turns_job(first: Player, second: Player, openings: list[State], schedule: list[tuple[int, bool]], seed: int,
                   max_plies: int, rules: Rules, *, worker: int, progress: Callable) -> list[GameOutcome]:
     "A pool worker's share of a match (chapter 6's `WorkerPool.run`), played with its own generator."

@@ -99,7 +99,7 @@ def preset(name: str) -> RunConfig:
                          train=TrainConfig(steps_per_iteration=150, value_target_mix=0.5, reach_loss_weight=1.0),
                          arena=ArenaConfig(every=4, time_share=0.05, outside_share=0.14))
     if name == "gpu":  # ten minutes on one CUDA GPU and its cores (a 9-minute plan and the start); sized on an
-        # H100/H200 with 16 cores (chapter 10)
+        # H100/H200 with 16 cores (chapter 14)
         # each worker's batch of leaves is a small, latency-bound GPU call, replayed as a CUDA graph (self-play 1.5x the
         # plain calls: 567k simulations/s for 64x6 on 8 workers, H200); iterations of 768 games give 16 generations
         return RunConfig(name="gpu", preset="gpu", iterations=0, hours=0.15, channels=64, blocks=6,

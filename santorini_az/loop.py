@@ -67,6 +67,7 @@ class Game:
     checks: Callable  # (model) -> {name: number}: what every trained network is checked on
     shipped: Path  # the network the course ships for this game: where `init="champion"` starts
 
+# %% ../nbs/10a_loop.ipynb #c3a1f2e1
 def mortal_factory(checkpoint: Path, config: RunConfig) -> EvaluatorFactory:
     "The recipe of the network in `checkpoint`, built in whichever process searches with it (one thread each)."
     if config.backend != "torch":  # chapter 31: exported once, beside the checkpoint (and quantized for int8)
@@ -104,6 +105,7 @@ def init_network(config: RunConfig):
                                                   f"the run's is {config.net.name}: give --net {model.config.name}")
     return model
 
+# %% ../nbs/10a_loop.ipynb #c3a1f2e3
 class Loop:
     "The state a running loop keeps in memory; everything in it can be rebuilt from the run directory."
 

@@ -26,7 +26,7 @@ from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, Brain, SearchResult
 from .arena import CHAMPION, seats_text, wilson_interval
 from .encoding import action_from_index
-from .engine import UNVISITED, Tree, root_value, search_batch
+from .engine import TREE_MEMORY_SHARE, UNVISITED, Tree, machine_memory, root_value, search_batch, tree_bytes
 from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
 from .game import State, initial_state, random_openings
 from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
@@ -41,11 +41,12 @@ from .notation import NotationError, format_action, format_position, parse_actio
 
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP', 'CLOCK_WORDS',
-           'MOVES_TO_GO', 'STARTUP_SECONDS', 'UCI_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
-           'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError',
-           'clock_movetime', 'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
-           'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch',
-           'play_game', 'play_match', 'match_command']
+           'MOVES_TO_GO', 'LIMIT_WORDS', 'GO_MAX', 'ERROR_CHARACTERS', 'STARTUP_SECONDS', 'UCI_SECONDS',
+           'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher',
+           'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime', 'parse_gods', 'winner_of',
+           'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher',
+           'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
+           'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -122,6 +123,9 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
     def _run(self, state: State, budget: int, keep_going: Callable[[], bool], start: float) -> SearchResult:
         "Chapter 6's search of `state` in one tree: `budget` simulations at most, while `keep_going()`."
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
+        if tree_bytes(config.max_nodes, 1) > TREE_MEMORY_SHARE * machine_memory():
+            raise ValueError(f"{budget:,} simulations need a {tree_bytes(config.max_nodes, 1) / 2**30:.0f} GiB tree, "
+                             "more than this machine's memory allows: ask for fewer")
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
         pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
         return SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
@@ -233,6 +237,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
     "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
     "go wtime MS btime MS [winc MS binc MS] [movestogo N]: a clock; the move takes its share of the player's time",
+    "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock)",
     "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
 
 def _parse_position(tokens: list[str]) -> State | GodState:
@@ -254,27 +259,41 @@ def _parse_position(tokens: list[str]) -> State | GodState:
 CLOCK_WORDS = ("wtime", "btime", "winc", "binc", "movestogo")  # UCI's clock: player 1 is "w", player 2 is "b"
 MOVES_TO_GO = 30  # the moves a player's time is shared over when `movestogo` does not say
 
-def _parse_go(tokens: list[str]) -> dict:
-    "The budget of `go [nodes n | depth d | movetime ms | infinite | wtime ms btime ms [winc ms binc ms movestogo n]]`."
-    if not tokens: return {}
-    if tokens == ["infinite"]: return {"infinite": True}
-    if tokens[0] in CLOCK_WORDS: return {"clock": _parse_clock(tokens)}
-    if len(tokens) != 2 or tokens[0] not in ("nodes", "depth", "movetime"):
-        raise ProtocolError(f"go takes one of: nodes <n>, depth <d>, movetime <ms>, infinite, or a clock "
-                            f"(wtime <ms> btime <ms> [winc <ms> binc <ms>] [movestogo <n>]); got {' '.join(tokens)!r}")
-    if not tokens[1].isdigit() or int(tokens[1]) < 1: raise ProtocolError(f"go {tokens[0]} needs a positive integer")
-    return {tokens[0]: int(tokens[1])}
+LIMIT_WORDS = ("nodes", "depth", "movetime")  # each a positive whole number
+GO_MAX = 2**31 - 1  # the largest number `go` takes (in ms, nearly 25 days): a larger one is refused, not overflowed
 
-def _parse_clock(tokens: list[str]) -> dict:
-    "`wtime 60000 btime 55000 winc 1000 ...` as {'wtime': 60000, ...}: each word once, each value a whole number."
-    words, values = tokens[0::2], tokens[1::2]
-    text = " ".join(tokens)
-    if len(words) != len(values) or any(w not in CLOCK_WORDS for w in words) or len(set(words)) != len(words):
-        raise ProtocolError(f"a clock is pairs of {', '.join(CLOCK_WORDS)} and milliseconds, each once; got {text!r}")
-    if not all(v.isdigit() for v in values): raise ProtocolError(f"go {text}: the times must be whole numbers of ms")
-    clock = dict(zip(words, map(int, values)))
-    if clock.get("movestogo") == 0: raise ProtocolError("go movestogo needs a positive integer")
-    return clock
+def _parse_go(tokens: list[str]) -> dict:
+    """The budget of `go`: any of nodes <n>, depth <d>, movetime <ms>, infinite and a clock (wtime <ms> btime <ms>
+    [winc <ms> binc <ms>] [movestogo <n>]), together as UCI allows, each once: {'nodes': n, ..., 'clock': {...}}."""
+    budget, clock, rest, text = {}, {}, list(tokens), " ".join(tokens)
+    while rest:
+        word = rest.pop(0)
+        if word == "infinite": budget["infinite"] = True; continue
+        if word not in LIMIT_WORDS + CLOCK_WORDS:
+            raise ProtocolError(f"go takes nodes <n>, depth <d>, movetime <ms>, infinite and a clock (wtime <ms> btime "
+                                f"<ms> [winc <ms> binc <ms>] [movestogo <n>]), alone or together; got {text!r}")
+        if word in budget or word in clock: raise ProtocolError(f"go: {word} is given twice (each once); got {text!r}")
+        if not rest or rest[0] in LIMIT_WORDS + CLOCK_WORDS + ("infinite",):
+            raise ProtocolError(f"go: {word} needs a number after it; got {text!r}")
+        value = _go_number(word, rest.pop(0))
+        if word in CLOCK_WORDS: clock[word] = value
+        else: budget[word] = value
+    if clock: budget["clock"] = clock
+    return budget
+
+def _go_number(word: str, value: str) -> int:
+    """`value` as a whole number for `word`: from 1 to GO_MAX, or, for a clock's times, at most GO_MAX, a time below
+    zero counting as 0 (a GUI's clock that ran a little over sends one)."""
+    clock_time = word in CLOCK_WORDS and word != "movestogo"
+    negative = clock_time and value.startswith("-")
+    digits = value[1:] if negative else value
+    if not (digits.isascii() and digits.isdigit()):  # not '²' or '٣', which isdigit alone accepts
+        what = "the times must be whole numbers of ms" if clock_time else "needs a positive integer"
+        raise ProtocolError(f"go {word} {value[:20]}: {what}")
+    number = 0 if negative else int(digits)
+    if number > GO_MAX or (number == 0 and not clock_time):
+        raise ProtocolError(f"go {word} needs a positive integer of at most {GO_MAX}, got {value[:20]}")
+    return number
 
 def clock_movetime(clock: dict, player: int) -> int:
     """The milliseconds `player` (0: wtime and winc, 1: btime and binc) spends on this move: its time shared over the
@@ -311,6 +330,8 @@ def info_line(result: SearchResult, state: State) -> str:
             f"nodes {result.nodes} nps {round(result.nodes / (ms / 1000))} time {ms} pv {result.pv_text(state)}")
 
 # %% ../nbs/30_protocol.ipynb #04ecd6bb
+ERROR_CHARACTERS = 300  # the most of an error message an `info string error:` line carries
+
 class EngineSession:
     "One engine conversation: `handle(line)` for each command; answers go to `write(line)`. False after quit."
 
@@ -330,7 +351,7 @@ class EngineSession:
 
     def handle(self, line: str) -> bool:
         "Carry out one command line; False when the session should end."
-        tokens = line.split()
+        tokens = line.lstrip("\ufeff").split()  # a byte-order mark before the first command is not part of it
         if not tokens: return True
         command, args = tokens[0], tokens[1:]
         try:
@@ -346,7 +367,8 @@ class EngineSession:
                 if self.searching: raise ProtocolError(f"'{command}' while searching without end: send stop first")
             handler(args)
         except Exception as e:  # a GUI must never see a traceback: one line, and carry on
-            self.write("info string error: " + (" ".join(str(e).split()) or type(e).__name__))
+            message = " ".join(str(e).split()) or type(e).__name__
+            self.write("info string error: " + message[:ERROR_CHARACTERS])  # not 100 KB of a GUI's garbage echoed back
             if command == "go" and not self.searching: self.write("bestmove (none)")  # a GUI waits for one after every go
         return True
 
@@ -372,7 +394,9 @@ class EngineSession:
             if engine: engine.new_game()
         self.state = initial_state()
 
-    def _cmd_position(self, args): self.state = _parse_position(args)
+    def _cmd_position(self, args):
+        self.state = None  # while it is read: after a refused position, `go` answers no move for the one before it
+        self.state = _parse_position(args)
 
     def _cmd_stop(self, args): self._stop_search(wait=False)
 
@@ -385,7 +409,8 @@ def _set_option(self, args):
     kind, default, _ = OPTIONS[name]
     if value == "<empty>": value = ""
     if kind == "spin":
-        if not value.lstrip("-").isdigit(): raise ProtocolError(f"option {name} needs an integer, got {value!r}")
+        if not (value.isascii() and value.lstrip("-").isdigit()) or value.count("-") > 1:
+            raise ProtocolError(f"option {name} needs an integer, got {value!r}")
         value = int(value)
         low, high = (int(x) for x in OPTIONS[name][2].split()[1::2])
         if not low <= value <= high: raise ProtocolError(f"option {name} must be from {low} to {high}, got {value}")
@@ -476,8 +501,11 @@ def _prepare(self):
 def _go(self, args):
     received = time.perf_counter()  # `go movetime` counts from here, making the searcher included
     budget = _parse_go(args)
+    if self.state is None: raise ProtocolError("no position to search: the last position was refused (send one again)")
     state = self.state
-    if "clock" in budget: budget = {"movetime": clock_movetime(budget["clock"], state.player)}  # this move's share
+    if "clock" in budget:  # this move's share of the player's time, within a movetime given beside the clock
+        share = clock_movetime(budget.pop("clock"), state.player)
+        budget["movetime"] = min(share, budget.get("movetime", share))
     if winner_of(state) is not None:  # a GUI waits for a bestmove after every go
         self.write("info string error: the game is over: no move to search")
         self.write("bestmove (none)")
@@ -512,8 +540,11 @@ def _search(self, searcher, state, kwargs, infinite, received):
         if self.stop_requested.is_set(): searcher.stop()  # a stop that came during the warm-up (which cleared it)
         if "movetime" in kwargs:  # what is left, and at least a twentieth of it: a search, not the first legal move
             kwargs["movetime"] = max(kwargs["movetime"] - (time.perf_counter() - received), kwargs["movetime"] / 20)
-        result = searcher.search(state, on_iteration=lambda r: self.write(info_line(r, state)), reset_stop=False,
-                                 **kwargs)
+        reported = []  # the results whose info lines went out
+        def report(result): reported.append(result); self.write(info_line(result, state))
+        result = searcher.search(state, on_iteration=report, reset_stop=False, **kwargs)
+        if result.pv and not any(r is result for r in reported):  # a cut iteration's move: its line, before bestmove
+            self.write(info_line(result, state))
         if isinstance(state, GodState): move = format_turn(state, result.turn)
         else: move = format_action(state, action_from_index(state, result.action))
     except Exception as e:
@@ -537,6 +568,8 @@ EngineSession._warm_up = _warm_up
 # %% ../nbs/30_protocol.ipynb #42bbeb3b
 def engine_command(input: TextIO | None = None, output: TextIO | None = None) -> None:
     "Run the engine protocol on `input`/`output` (default stdin/stdout) until quit or end of input."
+    if input is None:  # a byte that is not UTF-8 becomes U+FFFD (and that command an error line), not the end of the engine
+        sys.stdin.reconfigure(errors="replace")
     input, output, lock = input or sys.stdin, output or sys.stdout, threading.Lock()
 
     def write(line: str) -> None:

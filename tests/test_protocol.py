@@ -525,10 +525,87 @@ def test_a_clock_gives_each_move_its_share_of_the_players_time():
     assert clock_movetime(_parse_go("wtime 9000 btime 9000 movestogo 3".split())["clock"], 1) == 3000
     assert clock_movetime({"wtime": 60, "winc": 5000}, 0) == 10  # never more than what is left, less 50 ms
     assert clock_movetime({"wtime": 20}, 0) == 1
-    for bad, words in [("wtime 100 btime", "pairs"), ("wtime 100 nodes 5", "pairs"), ("wtime 1 wtime 2", "each once"),
-                       ("wtime x btime 5", "whole numbers"), ("wtime 5 movestogo 0", "positive")]:
+    for bad, words in [("wtime 100 btime", "needs a number"), ("wtime 100 sideways 5", "alone or together"),
+                       ("wtime 1 wtime 2", "each once"), ("wtime x btime 5", "whole numbers"), ("wtime --5", "whole numbers"),
+                       ("wtime 5 movestogo 0", "positive"), ("nodes 99999999999999999999", "at most 2147483647"),
+                       ("movetime 99999999999999999999", "at most 2147483647"), ("depth ²", "positive integer"),
+                       ("depth -1", "positive integer"), ("nodes", "needs a number"), ("depth infinite", "needs a number")]:
         with pytest.raises(ProtocolError, match=words): _parse_go(bad.split())
+    # UCI sends all of go's words in one line: a clock with a depth or nodes (as tournament managers add them), and a
+    # clock a little below zero (a GUI's margin overran) counts as no time left: the move takes 1 ms, it is not refused
+    assert _parse_go("wtime 60000 btime -20 movestogo 40 depth 5 nodes 900".split()) == {
+        "depth": 5, "nodes": 900, "clock": {"wtime": 60000, "btime": 0, "movestogo": 40}}
+    assert _parse_go("infinite depth 3".split()) == {"infinite": True, "depth": 3}
+    assert clock_movetime({"wtime": 0}, 0) == 1
     with pytest.raises(ProtocolError, match="no time for player 2"): clock_movetime({"wtime": 100}, 1)
+
+
+def session_answers(*lines, timeout=60):
+    "What an in-process `EngineSession` answers to `lines`, each search waited for."
+    from santorini_az.protocol import EngineSession
+    answers = []
+    session = EngineSession(answers.append)
+    for line in lines:
+        session.handle(line)
+        if session.thread is not None: session.thread.join(timeout)
+    return answers
+
+
+def test_a_go_after_a_refused_position_answers_no_move_for_the_position_before():
+    "A GUI reads every bestmove as the answer to the position it sent last: after a refused one, go gives no move."
+    before, typo = "position startpos moves C3 D4 B2 D2", "position startpos moves C3 D4 B2 D2 C3>B3^C3 D4>D3^D5"
+    mended = typo.replace("D4>D3^D5", "B2>A1^A2")  # player 2's workers are on B2 and D2
+    answers = session_answers(before, "go depth 2", typo, "go depth 2", mended, "go depth 2")
+    bestmoves = [a for a in answers if a.startswith("bestmove")]
+    assert len(bestmoves) == 3 and bestmoves[1] == "bestmove (none)", answers
+    assert any("no position to search: the last position was refused" in a for a in answers), answers
+    after = play_moves(parse_position("0000000000000000000000000/1//"), mended.split()[3:])
+    assert parse_action(after, bestmoves[2].split()[1]) in after.legal_actions()  # the position sent again, answered
+
+
+def test_go_with_several_limits_keeps_each():
+    "go wtime btime depth: α-β stops at the depth, within the clock's share; a movetime beside a clock caps its share."
+    answers = session_answers("position startpos moves C3 D4 B2 D2", "go wtime 600000 btime 600000 depth 2",
+                              "go wtime 600000 btime 600000 movetime 100")
+    depths = [int(a.split()[2]) for a in answers if a.startswith("info depth")]
+    first = answers.index(next(a for a in answers if a.startswith("bestmove")))
+    assert max(depths[:first]) == 2 and answers[first] != "bestmove (none)", answers
+    timed = [a for a in answers[first + 1:] if a.startswith("info depth")]  # 100 ms, not 600000/30 = 20 s
+    assert timed and max(int(a.split(" time ")[1].split()[0]) for a in timed) < 1000 and answers[-1] != "bestmove (none)", answers
+
+
+def test_a_byte_order_mark_a_long_line_and_bytes_that_are_not_utf8_are_answered_in_one_line():
+    "A BOM before uci still gets uciok; 100 KB of garbage an error line of at most 300 characters of it; a byte that is not UTF-8 is no crash."
+    answers = session_answers("\ufeffuci", "x" * 100_000)
+    assert "uciok" in answers and len(answers[-1]) < 350 and answers[-1].startswith("info string error: unknown command"), answers[-1][:400]
+    done = subprocess.run(ENGINE_ARGS, input=b"position startpos moves caf\xe9\nisready\nquit\n", capture_output=True,
+                          timeout=120, env={**__import__("os").environ, "PYTHONIOENCODING": "utf-8:strict"})
+    out = done.stdout.decode()
+    assert done.returncode == 0 and "info string error:" in out and "readyok" in out, (out, done.stderr.decode()[-500:])
+
+
+def test_an_alphabeta_move_from_a_cut_iteration_has_its_info_line():
+    "The last info line before bestmove shows the move played, also when the clock cut an iteration that had changed it."
+    from santorini_az.notation import format_position
+    from santorini_az.game import random_openings
+    import numpy as np
+    lines = []
+    for state in random_openings(12, np.random.default_rng(3)):
+        lines += [f"position fen {format_position(state)}", "go movetime 40"]
+    answers = session_answers(*lines)
+    last_info = None
+    for line in answers:
+        if line.startswith("info depth"): last_info = line
+        if line.startswith("bestmove"):
+            assert last_info and last_info.split(" pv ")[1].split()[0] == line.split()[1], (last_info, line)
+            last_info = None
+
+
+def test_an_alphazero_budget_whose_tree_would_not_fit_in_memory_is_refused():
+    from santorini_az.game import initial_state
+    from santorini_az.protocol import CompiledAlphaZeroSearcher
+    with pytest.raises(ValueError, match="GiB tree, more than this machine's memory allows"):
+        CompiledAlphaZeroSearcher().search(initial_state(), nodes=2_000_000_000)
 
 
 def test_go_with_a_clock_answers_within_its_share():

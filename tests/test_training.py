@@ -540,7 +540,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--ray", "localhost:99999"], "a port from 1 to 65535"),
     (["match", "", "santorini_az engine"], "an engine command is empty"),
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
-    (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes one of"),
+    (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes nodes <n>, depth <d>"),
     (["bench", "--checkpoint", "bad.safetensors", "--seconds", "1"], "bad.safetensors is not a readable safetensors file"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 44's GPU measurements on a machine with one CUDA GPU (chapter 10, "On a GPU"), with the package's own commands
+# Issue 44's GPU measurements on a machine with one CUDA GPU (chapter 14, "A ten-minute run on one GPU"), with the package's own commands
 # only, in the order that keeps the scarce part safe: the ten-minute run first, the benchmarks after it.
 #   1. the engines compiled (as tools/setup.sh does at install); with LAYOUT=gpu, CUDA graphs checked against the
 #      plain evaluator on the GPU (chapter 14): the run uses them only if they agree;
@@ -22,12 +22,12 @@
 # after it started (default 570); called again while the run is still going, it waits, copies and then benchmarks
 # (each call copies everything again: a device call's output folder starts empty).
 # Needs a python3 whose torch sees the GPU and the package's dependencies (numba, typer, rich, safetensors, onnx);
-# the repository itself is put on PYTHONPATH. Afterwards, on any machine, what the ten minutes bought (chapter 10):
+# the repository itself is put on PYTHONPATH. Afterwards, on any machine, what the ten minutes bought (chapter 14):
 # `santorini_az arena OUTDIR/champion.safetensors champion --openings 100 --sims 800 --workers 1`, and alphabeta6.
 # A dry run without a GPU: DEVICE=cpu RECIPE="--set selfplay.games=64 ..." bash tools/gpu_check.sh OUT 0.02
 # (the cores layout, dry-run so on a 2-core AMX machine on 2026-12-05: 4 iterations in 0.02 h, its int8 searches on
 # both cores; its first bench line gave 105k self-play simulations/s, 53k a core, the trees alone 272k a core)
-# Measured on an H200 (2026-12-04, chapter 10): two calls, 577 s and 129 s, 12.5 minutes of device time with the start.
+# Measured on an H200 (2026-12-04, chapter 14): two calls, 577 s and 129 s, 12.5 minutes of device time with the start.
 # In a session of 15 minutes: `bash tools/gpu_check.sh $OUT 0.15 585`, then at once `bash tools/gpu_check.sh $OUT 0.15
 # 260` (the second call's bench lines take about 90 s, the cpu preset's two minutes on the cores 150 s).
 set -u

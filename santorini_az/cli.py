@@ -204,7 +204,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
             check_resumed_run(run_dir, preset, net)
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
-            settings = resolve_config(preset or "cpu", config, overrides)
+            settings = resolve_config("cpu" if preset is None else preset, config, overrides)  # --preset '' is no preset name
             root = run_dir or Path("runs") / settings.name
             run = run_training(root, settings, progress=Progress(quiet), ray=ray)
     except _run_errors() as e: fail(str(e))

@@ -1638,7 +1638,7 @@ def _sub_action_hints(state: GodState, turn: tuple, expected: tuple, got: tuple)
                      "the player must say that it stops. Check with god_legal_turns(state)")
     if got == expected + (END_ACTION,) or (got[-1:] == (END_ACTION,) and expected[-1] != END_ACTION):
         hints.append("`end` (125) only follows a turn that could have gone on (Demeter's or Hephaestus's first build, "
-                     "a Prometheus build...): a turn that cannot go on is complete with its last step")
+                     "nothing else): a turn that cannot go on is complete with its last step")
     for step, number in zip(turn, got):
         if step.kind == "move" and number == MOVE_OFFSET + step.cell and step.worker == 1:
             hints.append("a move names its worker: 25 + 25·worker + cell, so the second worker (index 1) moves with 50-74")

@@ -74,7 +74,9 @@ def record_game(states: list[State], policies: list[list[float]], actions: list[
     "The record of a finished game from the positions where a move was chosen and what the search said and did there."
     return GameRecord(states[0], encode_batch(states), np.array(policies, np.float32),
                       np.array([legal_mask(s) for s in states], bool), np.array([s.player for s in states], np.int8),
-                      np.array(root_values, np.float32), np.ones(len(states), bool), np.array(actions, np.int16), winner)
+                      np.array(root_values, np.float32),
+                      np.ones(len(states), bool),  # full_search: every move here had the whole search (chapter 15)
+                      np.array(actions, np.int16), winner)
 
 def self_play(model: SantoriniNet, config: LoopConfig, rng: random.Random) -> list[GameRecord]:
     "Play `config.games` games of `model` against itself, side by side, with `config.simulations` per move."

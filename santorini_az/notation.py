@@ -80,6 +80,7 @@ def format_action(state: State, action: Action) -> str:
     here = state.workers[state.player][action.worker]
     return f"{cell_name(here)}>{cell_name(action.to)}^{cell_name(action.build)}"
 
+# %% ../nbs/01a_notation.ipynb #02d32c8e
 def _read_action(state: State, text: str) -> Action:
     "The action written as `text`, whether or not it is legal."
     if ">" not in text: return Placement(parse_cell(text))

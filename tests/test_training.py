@@ -535,6 +535,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["export", "pipe", "--out", "m.onnx"], "pipe is not a regular file"),
     (["train", "--config", "pipe"], "the config file pipe is not a regular file"),
     (["train", "--config", ""], "--config is empty"),
+    (["train", "--preset", ""], "unknown preset ''"),  # not the default preset, run for minutes
     (["train", "--ray", "127.0.0.1:1"], "nothing answers at 127.0.0.1:1"),  # not minutes of Ray's own retries
     (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
     (["train", "--ray", "localhost:99999"], "a port from 1 to 65535"),
@@ -958,3 +959,13 @@ def test_a_fraction_for_a_whole_number_setting_is_refused_not_truncated():
     with pytest.raises(ValueError, match=r"setting 'selfplay.games' expects int, got 3.5"):
         config_from_dict({"selfplay": {"games": 3.5}})
     assert config_from_dict({"channels": 16.0}).channels == 16
+
+
+def test_the_summary_line_of_a_train_record_made_before_the_puzzles_leaves_them_out():
+    "A run made before chapter 9a's puzzles has train records without them: its summary line has no puzzles part."
+    from santorini_az.progress import summary_line
+    values = {"policy_loss": 3.7, "value_loss": 0.27, "lr": 0.002}
+    puzzles = {"puzzles_win1": 0.2, "puzzles_win3": 0.03, "puzzles_block": 0.06}
+    old, new = Record("train", 1, 0.0, 0.0, values), Record("train", 1, 0.0, 0.0, {**values, **puzzles})
+    assert "puzzles" not in summary_line(old, timings=False, markup=False)
+    assert summary_line(new, timings=False, markup=False).endswith("policy 3.700 value 0.270, puzzles 20%/3%/6% lr 0.002")

@@ -1793,7 +1793,7 @@ def check_god_value_targets(fn: Callable[[list, int | None], list]) -> bool:
                 + _hints(_god_value_hints(players, winner, expected, got),
                          "+1 where players[k] == winner, -1 where not; 0 for every decision when winner is None"))
         draws = sum(winner is None for _, _, winner in games)
-        return f"GameRecord.result on {len(games)} random god games ({draws} of them draws by length)"
+        return f"the value targets of game_examples on {len(games)} random god games ({draws} of them draws by length)"
     return _checking("check_god_value_targets", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #fed45d19

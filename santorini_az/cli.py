@@ -138,7 +138,7 @@ def ray_head_answer(address: str, timeout: float = 5) -> str:
     'UNAUTHENTICATED' where the head wants Ray's token; from anything else another status ('UNIMPLEMENTED': a gRPC
     server without that method, Ray Client's port 10001 among them; 'UNAVAILABLE': no gRPC; 'DEADLINE_EXCEEDED': silence)."""
     import grpc  # tensorboard's dependency: installed with the package
-    with grpc.insecure_channel(address) as channel:
+    with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:  # as Ray's own: no proxy
         get_cluster_id = channel.unary_unary("/ray.rpc.NodeInfoGcsService/GetClusterId")  # bytes in, bytes out
         try: get_cluster_id(b"", timeout=timeout)  # b"": the empty request, every field at its default
         except grpc.RpcError as e: return e.code().name

@@ -396,9 +396,12 @@ def new_folders(path: Path) -> list[Path]:
     return missing
 
 def forget_new_run(run: RunDirectory, made: list[Path]) -> None:
-    "Remove the lock file of a run that could not start, and the (empty) folders `made` for it."
-    run.lock_path.unlink(missing_ok=True)
-    for folder in made: folder.rmdir()
+    """Remove the lock file of a run that could not start, and the folders `made` for it while they are empty; what
+    cannot be removed (a folder another process has written to meanwhile, an NFS mount's traces) stays."""
+    try:
+        run.lock_path.unlink(missing_ok=True)
+        for folder in made: folder.rmdir()
+    except OSError: pass  # the error that stopped the run is the one to report
 
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,

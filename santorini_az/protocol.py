@@ -237,7 +237,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
     "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
     "go wtime MS btime MS [winc MS binc MS] [movestogo N]: a clock; the move takes its share of the player's time",
-    "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock)",
+    "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock; AlphaZero takes no depth)",
     "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
 
 def _parse_position(tokens: list[str]) -> State | GodState:
@@ -364,7 +364,9 @@ class EngineSession:
                 # a search with an end (nodes, depth, a time), or one that has answered or been told to stop: the
                 # command waits for it, as piped commands expect; `go infinite` ends only with stop
                 if self.answered.is_set() or self.stop_requested.is_set() or not self.infinite: self.thread.join()
-                if self.searching: raise ProtocolError(f"'{command}' while searching without end: send stop first")
+                if self.searching:
+                    if command == "position": self.state = None  # refused too: a later go must not answer the old one
+                    raise ProtocolError(f"'{command}' while searching without end: send stop first")
             handler(args)
         except Exception as e:  # a GUI must never see a traceback: one line, and carry on
             message = " ".join(str(e).split()) or type(e).__name__
@@ -517,12 +519,13 @@ def _go(self, args):
         if not budget: kwargs["depth"] = self.options["Depth"]
     else:
         name = "god search" if searcher is self.god_searcher else "alphazero engine"
-        if "depth" in budget: self.write(f"info string depth is not a budget for the {name}: "
-                                         "searching Simulations simulations")
+        if "depth" in budget:  # the other limits hold; alone, depth stands for a plain go
+            alone = not any(word in budget for word in ("nodes", "movetime", "infinite"))
+            self.write(f"info string depth is not a budget for the {name}: "
+                       + ("searching Simulations simulations" if alone else "ignored"))
         timed = budget.get("infinite") or "movetime" in budget  # the clock or a stop ends it, not Simulations
         kwargs = {"nodes": budget.get("nodes") or (0 if timed else self.options["Simulations"])}
     if "movetime" in budget: kwargs["movetime"] = budget["movetime"] / 1000
-    if budget.get("infinite") and by_depth: kwargs["depth"] = None
     self.stop_requested.clear()
     self.answered.clear()
     self.infinite = bool(budget.get("infinite"))
@@ -543,7 +546,8 @@ def _search(self, searcher, state, kwargs, infinite, received):
         reported = []  # the results whose info lines went out
         def report(result): reported.append(result); self.write(info_line(result, state))
         result = searcher.search(state, on_iteration=report, reset_stop=False, **kwargs)
-        if result.pv and not any(r is result for r in reported):  # a cut iteration's move: its line, before bestmove
+        cut = not any(r is result for r in reported) and (not reported or result.action != reported[-1].action)
+        if result.pv and cut:  # a cut iteration changed the move: its line, before bestmove
             self.write(info_line(result, state))
         if isinstance(state, GodState): move = format_turn(state, result.turn)
         else: move = format_action(state, action_from_index(state, result.action))

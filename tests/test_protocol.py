@@ -567,9 +567,9 @@ def test_go_with_several_limits_keeps_each():
     "go wtime btime depth: α-β stops at the depth, within the clock's share; a movetime beside a clock caps its share."
     answers = session_answers("position startpos moves C3 D4 B2 D2", "go wtime 600000 btime 600000 depth 2",
                               "go wtime 600000 btime 600000 movetime 100")
-    depths = [int(a.split()[2]) for a in answers if a.startswith("info depth")]
     first = answers.index(next(a for a in answers if a.startswith("bestmove")))
-    assert max(depths[:first]) == 2 and answers[first] != "bestmove (none)", answers
+    depths = [int(a.split()[2]) for a in answers[:first] if a.startswith("info depth")]
+    assert max(depths) == 2 and answers[first] != "bestmove (none)", answers
     timed = [a for a in answers[first + 1:] if a.startswith("info depth")]  # 100 ms, not 600000/30 = 20 s
     assert timed and max(int(a.split(" time ")[1].split()[0]) for a in timed) < 1000 and answers[-1] != "bestmove (none)", answers
 
@@ -585,20 +585,41 @@ def test_a_byte_order_mark_a_long_line_and_bytes_that_are_not_utf8_are_answered_
 
 
 def test_an_alphabeta_move_from_a_cut_iteration_has_its_info_line():
-    "The last info line before bestmove shows the move played, also when the clock cut an iteration that had changed it."
+    "The last info line before bestmove shows the move played, also when a node budget cut an iteration that changed it."
+    from santorini_az.alphabeta import AlphaBeta, AlphaBetaConfig
     from santorini_az.notation import format_position
     from santorini_az.game import random_openings
+    from santorini_az.protocol import OPTIONS
     import numpy as np
-    lines = []
-    for state in random_openings(12, np.random.default_rng(3)):
-        lines += [f"position fen {format_position(state)}", "go movetime 40"]
-    answers = session_answers(*lines)
-    last_info = None
-    for line in answers:
-        if line.startswith("info depth"): last_info = line
-        if line.startswith("bestmove"):
-            assert last_info and last_info.split(" pv ")[1].split()[0] == line.split()[1], (last_info, line)
-            last_info = None
+    states, changed = random_openings(10, np.random.default_rng(3)), 0
+    for state in states:  # the same search as the engine's (a fresh session's α-β: its Hash, nothing in its table)
+        reported = []
+        result = AlphaBeta(AlphaBetaConfig(hash_mb=OPTIONS["Hash"][1])).search(state, nodes=5000, on_iteration=reported.append)
+        changed += result.action != reported[-1].action
+        answers = session_answers(f"position fen {format_position(state)}", "go nodes 5000")
+        last_info = [a for a in answers if a.startswith("info depth")][-1]
+        assert last_info.split(" pv ")[1].split()[0] == answers[-1].split()[1], (last_info, answers[-1])
+    assert changed >= 3, changed  # the budget does cut iterations that change the move (5 of these 10)
+
+
+def test_go_infinite_keeps_its_depth_and_a_position_refused_meanwhile_leaves_no_position():
+    "go infinite depth 3 stops deepening at 3 and answers at stop; a position refused while it ran is no position after."
+    from santorini_az.protocol import EngineSession
+    answers = []
+    session = EngineSession(answers.append)
+    session.handle("position startpos moves C3 D4 B2 D2")
+    session.handle("go infinite depth 3")
+    deadline = time.monotonic() + 30
+    while not any(a.startswith("info depth 3 ") for a in answers) and time.monotonic() < deadline: time.sleep(0.05)
+    time.sleep(0.3)  # time for a depth 4 that must not come
+    session.handle("position startpos")  # during go infinite: refused, send stop first
+    assert not any(a.startswith("bestmove") for a in answers), answers  # infinite: no answer before stop
+    session.handle("stop")
+    session.thread.join(30)
+    assert max(int(a.split()[2]) for a in answers if a.startswith("info depth")) == 3, answers
+    assert any("send stop first" in a for a in answers) and answers[-1].startswith("bestmove ") and answers[-1] != "bestmove (none)"
+    session.handle("go depth 1")
+    assert answers[-1] == "bestmove (none)" and "no position to search" in answers[-2], answers[-3:]
 
 
 def test_an_alphazero_budget_whose_tree_would_not_fit_in_memory_is_refused():

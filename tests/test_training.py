@@ -1,5 +1,6 @@
 "Training: replay augmentation, loss masking, Elo, arena pairing, resume after a kill, the tiny preset via the CLI."
 import json
+from contextlib import contextmanager
 import os
 import re
 import subprocess
@@ -556,37 +557,46 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe"] and (tmp_path / "pipe").is_fifo()
 
 
-def http_server():
-    "An HTTP server on a free port of 127.0.0.1 (its port, and a function that stops it)."
+# A server for --ray's address check runs in a process of its own: gRPC does not survive a fork once a process has
+# used it (grpc/grpc#13873), and the CLI's refusals are tested in processes forked from this one (run_cli_forked).
+SERVER = """
+import sys
+kind, answer = sys.argv[1], sys.argv[2]
+if kind == "http":
     import http.server
-    import threading
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server.server_address[1], lambda: (server.shutdown(), server.server_close())
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+from concurrent import futures
+import grpc
+server = grpc.server(futures.ThreadPoolExecutor(1))
+def get_cluster_id(request, context):  # the first question a Ray client asks a head's GCS
+    if answer != "OK": context.abort(grpc.StatusCode[answer], "InvalidAuthToken: Authentication token is missing")
+    return b""
+if answer != "none":  # none: a gRPC server without that method, as Ray Client's port is
+    method = grpc.unary_unary_rpc_method_handler(get_cluster_id)
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("ray.rpc.NodeInfoGcsService",
+                                                                          {"GetClusterId": method})])
+port = server.add_insecure_port("127.0.0.1:0")
+server.start()
+print(port, flush=True)
+server.wait_for_termination()
+"""
 
 
-def grpc_server(answer=None):
-    """A gRPC server on a free port of 127.0.0.1 (its port, and a function that stops it): with `answer`, its
-    GetClusterId (the first question a Ray client asks a head) calls answer(context); without, it has no method at all,
-    as Ray Client's port has not that one."""
-    from concurrent import futures
-    import grpc
-    server = grpc.server(futures.ThreadPoolExecutor(1))
-    if answer:
-        method = grpc.unary_unary_rpc_method_handler(lambda request, context: answer(context) or b"")
-        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("ray.rpc.NodeInfoGcsService",
-                                                                              {"GetClusterId": method})])
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    return port, lambda: server.stop(None)
+@contextmanager
+def server_process(kind: str, answer: str = "none"):
+    "An HTTP or gRPC server (SERVER above) in a child process, on a free port of 127.0.0.1: its port; killed at the end."
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", SERVER, kind, answer], stdout=subprocess.PIPE, text=True)
+    try: yield int(child.stdout.readline())
+    finally: child.kill(); child.wait(10)
 
 
-@pytest.mark.parametrize("start", [http_server, grpc_server], ids=["http", "grpc"])
-def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path, start):
+@pytest.mark.parametrize("kind", ["http", "grpc"])
+def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path, kind):
     "An HTTP or a gRPC server that is no Ray head on the port given to --ray: one sentence in seconds, not minutes of Ray's retries."
-    port, stop = start()
-    try: done = run_cli_forked(["train", "--ray", f"127.0.0.1:{port}"], cwd=tmp_path)
-    finally: stop()
+    with server_process(kind) as port: done = run_cli_forked(["train", "--ray", f"127.0.0.1:{port}"], cwd=tmp_path)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         f"error: --ray: 127.0.0.1:{port} answers, but not as a Ray head: give the port of `ray start "
         "--head --port` (6379 by default)"], done.stderr
@@ -596,13 +606,12 @@ def test_a_ray_address_where_another_server_answers_is_refused_at_once(tmp_path,
 @pytest.mark.parametrize("status", ["OK", "UNAUTHENTICATED"])
 def test_a_ray_head_that_answers_or_asks_for_its_token_passes_the_check(status):
     "A server that answers GetClusterId as a Ray head's GCS does (with or without token authentication) is let through."
-    import grpc
-    from santorini_az.cli import check_ray_address
-    def answer(context):
-        if status != "OK": context.abort(grpc.StatusCode[status], "InvalidAuthToken: Authentication token is missing")
-    port, stop = grpc_server(answer)
-    try: check_ray_address(f"127.0.0.1:{port}")  # a refusal would raise typer's Exit
-    finally: stop()
+    import sys
+    check = "from santorini_az.cli import check_ray_address; import sys; check_ray_address(sys.argv[1])"
+    with server_process("grpc", status) as port:
+        done = subprocess.run([sys.executable, "-c", check, f"127.0.0.1:{port}"], capture_output=True, text=True,
+                              timeout=60, env={**os.environ, "grpc_proxy": "http://127.0.0.1:9"})  # no proxy is asked
+    assert done.returncode == 0 and done.stderr == "", done.stderr  # a refusal exits 2 with its sentence
 
 
 def test_a_new_run_that_cannot_reach_its_ray_cluster_leaves_no_folder(tmp_path, monkeypatch):

@@ -123,8 +123,8 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
     def _run(self, state: State, budget: int, keep_going: Callable[[], bool], start: float) -> SearchResult:
         "Chapter 6's search of `state` in one tree: `budget` simulations at most, while `keep_going()`."
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
-        if tree_bytes(config.max_nodes, 1) > TREE_MEMORY_SHARE * machine_memory():
-            raise ValueError(f"{budget:,} simulations need a {tree_bytes(config.max_nodes, 1) / 2**30:.0f} GiB tree, "
+        if (need := tree_bytes(config.max_nodes, 1)) > TREE_MEMORY_SHARE * machine_memory():
+            raise ValueError(f"{budget:,} simulations need a {need / 2**30:.0f} GiB tree, "
                              "more than this machine's memory allows: ask for fewer")
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
         pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
@@ -364,14 +364,13 @@ class EngineSession:
                 # a search with an end (nodes, depth, a time), or one that has answered or been told to stop: the
                 # command waits for it, as piped commands expect; `go infinite` ends only with stop
                 if self.answered.is_set() or self.stop_requested.is_set() or not self.infinite: self.thread.join()
-                if self.searching:
-                    if command == "position": self.state = None  # refused too: a later go must not answer the old one
-                    raise ProtocolError(f"'{command}' while searching without end: send stop first")
+                if self.searching: raise ProtocolError(f"'{command}' while searching without end: send stop first")
             handler(args)
         except Exception as e:  # a GUI must never see a traceback: one line, and carry on
             message = " ".join(str(e).split()) or type(e).__name__
             self.write("info string error: " + message[:ERROR_CHARACTERS])  # not 100 KB of a GUI's garbage echoed back
             if command == "go" and not self.searching: self.write("bestmove (none)")  # a GUI waits for one after every go
+            if command == "position": self.state = None  # refused: a later go must not answer the position before
         return True
 
     @property
@@ -396,9 +395,7 @@ class EngineSession:
             if engine: engine.new_game()
         self.state = initial_state()
 
-    def _cmd_position(self, args):
-        self.state = None  # while it is read: after a refused position, `go` answers no move for the one before it
-        self.state = _parse_position(args)
+    def _cmd_position(self, args): self.state = _parse_position(args)
 
     def _cmd_stop(self, args): self._stop_search(wait=False)
 

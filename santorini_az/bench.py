@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine import TREE_MEMORY_SHARE, SelfPlay, machine_memory, receive, tree_bytes
+from .engine import SelfPlay, receive, tree_memory_shortfall
 from .evaluator import uniform_evaluator
 from .game import random_openings
 from .mcts import SearchConfig
@@ -65,10 +65,9 @@ class BenchConfig:
         if self.cuda_graphs and self.compile: raise ValueError("--compile and --cuda-graphs: choose one")
         if self.precision == "int8" and self.backend != "onnxruntime":
             raise ValueError("int8 is onnxruntime's static quantization (chapter 31): add --backend onnxruntime")
-        need, memory = tree_bytes(SearchConfig(simulations=self.sims).nodes, self.games), machine_memory()
-        if need > TREE_MEMORY_SHARE * memory:  # the workers would die making their trees (as a run checks, chapter 24)
-            raise ValueError(f"--sims {self.sims} with --games {self.games} needs {need / 2**30:.0f} GiB for the search "
-                             f"trees, more than this machine can give ({memory / 2**30:.0f} GiB): lower one of them")
+        # the workers would die making their trees (as a run checks, chapter 24)
+        if shortfall := tree_memory_shortfall(SearchConfig(simulations=self.sims).nodes, self.games):
+            raise ValueError(f"--sims {self.sims} with --games {self.games} needs {shortfall}: lower one of them")
 
     def factory(self):
         "The picklable evaluator factory each worker calls: the torch network, or its ONNX export."

@@ -17,7 +17,7 @@ from typing import Any
 from .network import NetConfig
 from .mcts import GUMBEL_NOISES, GUMBEL_VALUES, ROOT_SEARCHES
 from .selfplay import SelfPlayConfig
-from .engine import TREE_MEMORY_SHARE, machine_memory, tree_bytes
+from .engine import tree_memory_shortfall
 from .trainer import PRECISIONS, TrainConfig
 from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
@@ -160,17 +160,14 @@ CHOICES: dict[str, tuple[str, ...]] = {"preset": PRESETS, "backend": ("torch", "
 # %% ../nbs/24_config.ipynb #420be12c
 def check_memory(config: RunConfig, available: int | None = None) -> None:
     "ValueError if a stage's search trees would not fit in three quarters of the machine's memory."
-    available = available or machine_memory()
     s, a = config.selfplay, config.arena
     uses = [("selfplay.simulations", s.simulations, min(s.games, s.games_in_flight)),
             ("holdout_simulations", config.holdout_simulations, min(config.holdout_games, s.games_in_flight)),
             ("arena.simulations", a.simulations, 2 * max(a.openings, a.reference_openings))]
     for name, simulations, games in uses:
-        need = tree_bytes(replace(s, simulations=simulations).nodes, games)
-        if need > TREE_MEMORY_SHARE * available:
-            raise ValueError(f"setting {name!r}={simulations} with {games} games searched at once needs "
-                             f"{need / 2**30:.0f} GiB for the search trees, more than this machine can give "
-                             f"({available / 2**30:.0f} GiB): lower it, or the games in flight")
+        if shortfall := tree_memory_shortfall(replace(s, simulations=simulations).nodes, games, available):
+            raise ValueError(f"setting {name!r}={simulations} with {games} games searched at once needs {shortfall}: "
+                             "lower it, or the games in flight")
 
 # %% ../nbs/24_config.ipynb #c8b93ba2
 def settings(config, prefix: str = "") -> dict[str, Any]:

@@ -27,10 +27,10 @@ from .records import GameRecord
 __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITED', 'TREE_MEMORY_SHARE', 'TERMINAL_VALUE',
            'NO_LEAF', 'MAX_PLIES', 'PUCT_ROOT', 'state_to_arrays', 'arrays_to_state', 'is_occupied',
            'legal_actions_into', 'apply_action', 'encode_position', 'perft_arrays', 'fast_perft', 'named_for_numba',
-           'Tree', 'empty_tree', 'tree_bytes', 'machine_memory', 'open_node', 'add_node', 'add_child', 'set_root',
-           'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Slots', 'empty_slots', 'Games',
-           'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value', 'scaled_q',
-           'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
+           'Tree', 'empty_tree', 'tree_bytes', 'machine_memory', 'tree_memory_shortfall', 'open_node', 'add_node',
+           'add_child', 'set_root', 'select_edge', 'expand_node', 'backup', 'forced_edge', 'descend', 'Slots',
+           'empty_slots', 'Games', 'empty_games', 'GumbelSettings', 'halving_tables', 'gumbel_settings', 'mixed_value',
+           'scaled_q', 'prior_logit', 'gumbel_scores', 'improved_policy', 'improved_value', 'start_gumbel', 'keep_best',
            'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
            'expand_leaf', 'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
            'encode_positions', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions',
@@ -230,6 +230,12 @@ def machine_memory() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 TREE_MEMORY_SHARE = 0.75  # the most of the machine's memory that search trees may ask for (a run and bench check it)
+
+def tree_memory_shortfall(max_nodes: int, games: int, available: int | None = None) -> str | None:
+    "None if the trees fit in TREE_MEMORY_SHARE of `available` (this machine's memory); else what they need, for a message."
+    available = available or machine_memory()
+    if (need := tree_bytes(max_nodes, games)) <= TREE_MEMORY_SHARE * available: return None
+    return f"{need / 2**30:.0f} GiB for the search trees, more than this machine can give ({available / 2**30:.0f} GiB)"
 
 # %% ../nbs/06_engine.ipynb #28520974
 @njit(cache=True)

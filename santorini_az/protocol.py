@@ -26,7 +26,7 @@ from . import __version__
 from .alphabeta import AlphaBeta, AlphaBetaConfig, Brain, SearchResult
 from .arena import CHAMPION, seats_text, wilson_interval
 from .encoding import action_from_index
-from .engine import TREE_MEMORY_SHARE, UNVISITED, Tree, machine_memory, root_value, search_batch, tree_bytes
+from .engine import UNVISITED, Tree, root_value, search_batch, tree_memory_shortfall
 from .evaluator import Evaluator, uniform_evaluator as uniform_planes_evaluator
 from .game import State, initial_state, random_openings
 from .god_alphabeta import MATE, GodAlphaBeta, GodAlphaBetaConfig, GodSearchResult
@@ -123,9 +123,8 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
     def _run(self, state: State, budget: int, keep_going: Callable[[], bool], start: float) -> SearchResult:
         "Chapter 6's search of `state` in one tree: `budget` simulations at most, while `keep_going()`."
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
-        if (need := tree_bytes(config.max_nodes, 1)) > TREE_MEMORY_SHARE * machine_memory():
-            raise ValueError(f"{budget:,} simulations need a {need / 2**30:.0f} GiB tree, "
-                             "more than this machine's memory allows: ask for fewer")
+        if shortfall := tree_memory_shortfall(config.max_nodes, 1):
+            raise ValueError(f"{budget:,} simulations need {shortfall}: ask for fewer")
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
         pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
         return SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,

@@ -147,6 +147,7 @@ def _count_worker_terms(heights, workers, player, terms) -> int:
             if nearest < 3: terms[T_PROXIMITY] += sign * (3 - nearest)
     return mover_moves
 
+# %% ../nbs/11_alphabeta.ipynb #6c053275
 @njit(cache=True)
 def _opponent_threats(heights, workers, player) -> tuple:
     "The opponent's winning threats: (first threatened level-3 cell or -1, whether there is a second one)."
@@ -173,6 +174,7 @@ def _can_reach_next_to(heights, workers, player, target) -> bool:
             if chebyshev(to, target) == 1: return True
     return False
 
+# %% ../nbs/11_alphabeta.ipynb #2bdd4977
 @njit(cache=True)
 def evaluation_terms(heights, workers, player, terms) -> int:
     "Fill `terms` [N_TERMS] (player to move minus opponent); return NORMAL, LOST_NOW or LOST_IN_2."
@@ -217,6 +219,7 @@ EXACT, LOWER, UPPER = 1, 2, 3  # kinds of stored bound
 # counters in SearchState.stats
 NODES, NODE_LIMIT, ABORTED, USE_TT, AGE, SELDEPTH, ROOT_MOVE, ROOT_UPDATED, TT_CUTOFFS = range(9)
 
+# %% ../nbs/11_alphabeta.ipynb #ba334af1
 @named_for_numba("santorini_az.alphabeta")
 class SearchState(NamedTuple):
     """What an α-β search keeps beside its transposition table and its move lists (chapter 11b's god search keeps
@@ -247,6 +250,7 @@ def empty_search_state(max_ply: int, history_slots: int, weights=DEFAULT_WEIGHTS
                        stats=np.zeros(16, np.int64), stop=np.zeros(1, np.int64), weights=np.array(weights, np.int64),
                        terms=np.zeros(N_TERMS, np.int64))
 
+# %% ../nbs/11_alphabeta.ipynb #abd6c832
 @named_for_numba("santorini_az.alphabeta")
 class Tables(NamedTuple):
     """Everything the compiled search reads and writes. S = table entries (a power of 2), L = MAX_PLY.
@@ -322,6 +326,7 @@ def pick_next(moves, i, n, mask) -> int:
     moves[i] = chosen
     return chosen & mask
 
+# %% ../nbs/11_alphabeta.ipynb #8381d353
 @njit(cache=True)
 def note_best(t, ply, action) -> None:
     "`action` is the best move so far at `ply`: it heads the node's principal variation (11b: a turn's id)."
@@ -352,6 +357,7 @@ def child_scored(t, ply, player, depth, score, move, slot, best, best_move, alph
                 return best, best_move, alpha, True
     return best, best_move, alpha, False
 
+# %% ../nbs/11_alphabeta.ipynb #5d938897
 @njit(cache=True)
 def bound_of(best, alpha_start, beta) -> int:
     "What a search of the window (`alpha_start`, `beta`) that found `best` proves: a LOWER, an UPPER or an EXACT bound."
@@ -479,6 +485,7 @@ class TableSearch:
         "Ask a running search, from another thread, to stop as soon as possible (it returns its best move so far)."
         self.tables.search.stop[0] = 1
 
+# %% ../nbs/11_alphabeta.ipynb #c45e543f
 class AlphaBeta(TableSearch):
     "The α-β engine: `search(state, depth=, nodes=, movetime=)` -> `SearchResult`; `stop()` from another thread."
 

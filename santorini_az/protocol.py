@@ -96,7 +96,8 @@ class AlphaZeroSearcher:
             if node.actions[best] not in node.children: break
             node = node.children[node.actions[best]]
         action = search.choose_action() if any(root.visits) else root.actions[0]
-        return SearchResult(action, round(1000 * search.root_value()), len(pv), search.simulations_done,
+        score = round(1000 * search.root_value()) if root.is_expanded else 0  # stopped before the root's evaluation
+        return SearchResult(action, score, len(pv), search.simulations_done,
                             time.perf_counter() - start, pv or [action])
 
 # %% ../nbs/30_protocol.ipynb #e48d261a
@@ -126,9 +127,10 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
         if shortfall := tree_memory_shortfall(config.max_nodes, 1):
             raise ValueError(f"{budget:,} simulations need {shortfall}: ask for fewer")
         engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
-        pv = principal_variation(engine.tree) or [int(engine.tree.edge_action[0, 0])]  # stopped before one simulation
-        return SearchResult(pv[0], round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
-                            time.perf_counter() - start, pv)
+        pv = principal_variation(engine.tree)
+        action = pv[0] if pv else int(engine.tree.edge_action[0, 0])  # stopped before one simulation: the first edge
+        return SearchResult(action, round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
+                            time.perf_counter() - start, pv or [action])
 
 # %% ../nbs/30_protocol.ipynb #127b7fc1
 AFTER_STOP_SIMULATIONS = 16  # simulations for each decision left in a turn once the clock or a stop has cut the search

@@ -629,6 +629,19 @@ def test_an_alphazero_budget_whose_tree_would_not_fit_in_memory_is_refused():
         CompiledAlphaZeroSearcher().search(initial_state(), nodes=2_000_000_000)
 
 
+@pytest.mark.parametrize("searcher", ["readable", "compiled"])
+def test_an_alphazero_search_stopped_before_its_first_simulation_plays_a_legal_move_at_depth_0(searcher):
+    "A stop already set (reset_stop=False, as a queued `stop` leaves it): no evaluation at all, yet an answer."
+    from santorini_az.game import initial_state
+    from santorini_az.encoding import legal_action_indices
+    from santorini_az.protocol import AlphaZeroSearcher, CompiledAlphaZeroSearcher
+    engine = AlphaZeroSearcher() if searcher == "readable" else CompiledAlphaZeroSearcher()
+    engine.stop()
+    result = engine.search(initial_state(), nodes=100, reset_stop=False)
+    assert (result.depth, result.nodes, result.score) == (0, 0, 0), result
+    assert result.action in legal_action_indices(initial_state()) and result.pv == [result.action]
+
+
 def test_go_with_a_clock_answers_within_its_share():
     from santorini_az.protocol import EngineSession
     answers = []

@@ -21,7 +21,7 @@ from .notation import cell_name
 # %% auto #0
 __all__ = ['PLACE_OFFSET', 'MOVE_OFFSET', 'BUILD_OFFSET', 'DOME_OFFSET', 'END_ACTION', 'N_GOD_ACTIONS', 'GOD_PLANE_NAMES',
            'N_GOD_PLANES', 'MID_TURN_PLANES', 'GOD_ACTION_PERMUTATIONS', 'GOD_ACTION_SOURCES', 'sub_action', 'step_of',
-           'sub_actions_svg', 'TurnTree', 'turn_tree', 'GodNode', 'legal_sub_actions', 'god_legal_mask',
+           'sub_actions_svg', 'GodNode', 'legal_sub_actions', 'god_legal_mask', 'TurnTree', 'turn_tree',
            'play_sub_action', 'sub_actions_of_turn', 'walk_turns', 'format_sub_action', 'node_play', 'mid_turn_cells',
            'encode_node_into', 'encode_nodes', 'encode_node', 'prefix_nodes', 'plane_conflict', 'random_god_positions',
            'transform_node', 'transform_god_policy', 'sub_actions_of_action', 'random_god_game']
@@ -72,6 +72,29 @@ def sub_actions_svg(marked=(), cell_px: int = 22) -> str:
     parts.append(square(END_ACTION, x0, 18, "#e6e6e6") + "</svg>")
     return "".join(parts)
 
+# %% ../nbs/02b_god_encoding.ipynb #086be2e8
+@dataclass(frozen=True)
+class GodNode:
+    "A decision point: `state` and the `steps` its player to move has taken so far this turn (a prefix of a legal turn)."
+    state: GodState
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def player(self) -> int: return self.state.player
+
+def legal_sub_actions(node: GodNode) -> list[int]:
+    "The numbers of the legal sub-actions at `node`, ascending (empty when the game is over)."
+    tree = turn_tree(node.state)
+    actions = sorted(sub_action(step) for step in tree.next_steps(node.steps))
+    if actions and node.steps in tree.turns: actions.append(END_ACTION)  # a whole turn that could go on
+    return actions
+
+def god_legal_mask(node: GodNode) -> list[bool]:
+    "A 126-long list, True where the sub-action is legal at `node`."
+    mask = [False] * N_GOD_ACTIONS
+    for index in legal_sub_actions(node): mask[index] = True
+    return mask
+
 # %% ../nbs/02b_god_encoding.ipynb #5f59f032
 @dataclass(frozen=True)
 class TurnTree:
@@ -102,29 +125,6 @@ def turn_tree(state: GodState) -> TurnTree:
     "The tree of the legal turns in `state` (cached: every node of a turn asks for it)."
     turns = tuple(god_legal_turns(state))
     return TurnTree(turns, frozenset(turns))
-
-# %% ../nbs/02b_god_encoding.ipynb #086be2e8
-@dataclass(frozen=True)
-class GodNode:
-    "A decision point: `state` and the `steps` its player to move has taken so far this turn (a prefix of a legal turn)."
-    state: GodState
-    steps: tuple[Step, ...] = ()
-
-    @property
-    def player(self) -> int: return self.state.player
-
-def legal_sub_actions(node: GodNode) -> list[int]:
-    "The numbers of the legal sub-actions at `node`, ascending (empty when the game is over)."
-    tree = turn_tree(node.state)
-    actions = sorted(sub_action(step) for step in tree.next_steps(node.steps))
-    if actions and node.steps in tree.turns: actions.append(END_ACTION)  # a whole turn that could go on
-    return actions
-
-def god_legal_mask(node: GodNode) -> list[bool]:
-    "A 126-long list, True where the sub-action is legal at `node`."
-    mask = [False] * N_GOD_ACTIONS
-    for index in legal_sub_actions(node): mask[index] = True
-    return mask
 
 # %% ../nbs/02b_god_encoding.ipynb #dc4bf8fc
 def play_sub_action(node: GodNode, index: int) -> GodNode:

@@ -37,13 +37,13 @@ from .gods import (GODS, GodState, Play, Step, beyond, format_god_position, form
                                god_start, god_winner, minotaur_targets, parse_god_position, place, play_turns, start_play)
 
 # %% auto #0
-__all__ = ['TIME_LIMIT', 'EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'WILSON_CASES', 'LOSS_SCORE',
-           'NEGAMAX_CASES', 'VISIT_TEMPERATURES', 'STUCK_THREATS', 'ELO_SCORES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
-           'GOD_PER_PLY_HINT', 'WIN_POSITIONS', 'ExerciseFailed', 'check_legal_actions', 'check_symmetry',
-           'check_puct_scores', 'check_backup', 'check_legal_softmax', 'check_policy_loss', 'check_wilson_interval',
-           'height_evaluation', 'reference_negamax', 'check_negamax', 'check_cell_name', 'check_visit_policy',
-           'check_blocking_moves', 'check_value_targets', 'check_select_edge', 'check_augment', 'check_plan',
-           'check_elo_difference', 'check_minotaur_targets', 'check_sub_actions', 'check_god_backup',
+__all__ = ['TIME_LIMIT', 'EDGE_POSITIONS', 'PERFT_CASES', 'SEARCH_STARTS', 'PER_PLY_HINT', 'VISIT_TEMPERATURES', 'WILSON_CASES',
+           'STUCK_THREATS', 'ELO_SCORES', 'LOSS_SCORE', 'NEGAMAX_CASES', 'MINOTAUR_EDGES', 'GOD_SEARCH_STARTS',
+           'GOD_PER_PLY_HINT', 'WIN_POSITIONS', 'ExerciseFailed', 'check_legal_actions', 'check_cell_name',
+           'check_symmetry', 'check_puct_scores', 'check_backup', 'check_legal_softmax', 'check_value_targets',
+           'check_select_edge', 'check_augment', 'check_policy_loss', 'check_visit_policy', 'check_wilson_interval',
+           'check_blocking_moves', 'check_elo_difference', 'check_plan', 'height_evaluation', 'reference_negamax',
+           'check_negamax', 'check_minotaur_targets', 'check_sub_actions', 'check_god_backup',
            'check_god_value_targets', 'check_winning_turns', 'check_god_policy', 'check_power_tally']
 
 # %% ../nbs/34_exercises.ipynb #3b8a79f7
@@ -524,6 +524,28 @@ def check_legal_actions(fn: Callable[[State], Iterable]) -> bool:
         return f"the rules on {len(cases)} positions and perft from {len(PERFT_CASES)} more"
     return _checking("check_legal_actions", fn, body)
 
+# %% ../nbs/34_exercises.ipynb #6785f64c
+def check_cell_name(fn: Callable[[int], str]) -> bool:
+    """Check `fn(cell) -> name` for the 25 cells: file A-E for the column, rank 5 (top row) to 1 (bottom row),
+    e.g. 0 -> 'A5', 24 -> 'E1', against `notation.cell_name` (chapter 1a)."""
+    def body(fn):
+        for cell in range(25):
+            got = _call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})",
+                        _Returns("a string such as 'A5'", _as_string))
+            expected = cell_name(cell)
+            if got == expected: continue
+            row, col = divmod(cell, 5)
+            hints = []
+            if got.upper() == expected: hints.append("files are capital letters: 'A5', not 'a5'")
+            elif got == f"{'ABCDE'[col]}{row + 1}": hints.append("rank 5 is the top row (row 0): the rank is 5 - row")
+            elif got == f"{'ABCDE'[row]}{5 - col}" or got == f"{'ABCDE'[row]}{col + 1}":
+                hints.append("the letter (file) names the column, the number (rank) the row")
+            elif got == f"{'ABCDE'[col]}{row}" or got == f"{'ABCDE'[col]}{4 - row}": hints.append("ranks run from 1 to 5")
+            raise ExerciseFailed(f"cell {cell} (row {row}, column {col}): expected {expected!r}, got {got!r}.\n\n"
+                                 + _hints(hints, "cell = 5·row + column; the file is 'ABCDE'[column], the rank 5 - row"))
+        return "notation.cell_name on all 25 cells"
+    return _checking("check_cell_name", fn, body)
+
 # %% ../nbs/34_exercises.ipynb #4706002d
 def _asymmetric_positions(count: int, seed: int) -> list[State]:
     "Positions of random games whose 8 images under the symmetries all differ (so each symmetry is tested apart)."
@@ -856,410 +878,6 @@ def check_legal_softmax(fn: Callable) -> bool:
         return f"the course's masked softmax on {len(batches)} batches of {len(states)} real positions"
     return _checking("check_legal_softmax", fn, body)
 
-# %% ../nbs/34_exercises.ipynb #8821bd17
-def _loss_batch(seed: int = 3):
-    "Logits, visit-count targets and legal masks of real searches (some legal actions never visited)."
-    import torch
-    from santorini_az.encoding import legal_mask
-    states = [s for s in _random_game_positions(60, seed) if legal_actions(s)][:12]
-    config = SearchConfig(simulations=24)
-    targets = [run_search(s, _made_up_evaluator, config, random.Random(0)).policy(1.0) for s in states]
-    generator = torch.Generator().manual_seed(seed)
-    logits = torch.randn(len(states), 153, generator=generator) * 2
-    return states, logits, torch.tensor(targets, dtype=torch.float32), torch.tensor([legal_mask(s) for s in states])
-
-def _one_number_tensor(x):
-    "A tensor that holds one number."
-    if _as_tensor(x).numel() != 1: raise _WrongType(f"it holds {x.numel()} numbers, not 1")
-    return x
-
-def _expected_gradient(logits, target, legal):
-    "The gradient of `trainer.policy_loss` with respect to `logits`."
-    import torch
-    from santorini_az.trainer import policy_loss
-    x = logits.detach().clone().requires_grad_(True)
-    return torch.autograd.grad(policy_loss(x, target, legal), x)[0]
-
-def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], str]) -> None:
-    "ExerciseFailed unless the gradient of the learner's `loss` with respect to `logits` is `expected`."
-    import torch
-    try: (got,) = torch.autograd.grad(loss, logits, allow_unused=True)
-    except RuntimeError as e:
-        raise ExerciseFailed(f"{label}: the loss is right, but torch cannot take its gradient: {e}\n\n{shown()}\n\n"
-                             "HINT: avoid in-place operations (masked_fill_, +=) on what the loss depends on") from None
-    got = torch.zeros_like(expected) if got is None else got
-    if torch.allclose(got, expected, rtol=1e-4, atol=1e-6): return
-    row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
-    raise ExerciseFailed(
-        f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: "
-        f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, "
-        f"yours {float(got[row, action]):+.6f} (the largest difference).\n\n{shown()}\n\n"
-        "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
-        "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
-
-_LOSS = _Returns("a one-number torch tensor (the loss)", _one_number_tensor,
-                 hint="return the batch's mean loss (.mean()) as a torch scalar (not .item()), so that the trainer can "
-                      "call .backward() on it")
-
-def check_policy_loss(fn: Callable) -> bool:
-    """Check `fn(logits, target, legal) -> loss`: logits [B, 153], target [B, 153] (visit fractions, 0 off the legal
-    actions), legal [B, 153] bool; the loss a scalar tensor, the batch mean of each row's cross-entropy
-    -Σ target · log softmax_legal(logits), against `trainer.policy_loss` (chapter 7a), gradient included."""
-    def body(fn):
-        import torch
-        from santorini_az.trainer import masked_log_softmax, policy_loss
-        states, logits, target, legal = _loss_batch()
-        cases = [("the whole batch", slice(None)), ("the first row alone", slice(0, 1))]
-        for label, rows in cases:
-            x, t, m = logits[rows].clone().requires_grad_(True), target[rows], legal[rows]
-            shown = lambda: f"{label}: {x.shape[0]} real positions, the first:\n{_show(states[0])}"
-            got = _call(fn, (x, t.clone(), m.clone()), shown, _LOSS)
-            expected = policy_loss(logits[rows], t, m)
-            if not got.requires_grad:
-                raise ExerciseFailed(f"{label}: the loss does not depend on the logits through torch (no gradient).\n\n"
-                                     "HINT: compute it with torch operations only; no .item(), .numpy() or detach()")
-            B, value = x.shape[0], float(got.detach())
-            if _close(value, float(expected)) or math.isclose(value, float(expected), rel_tol=1e-5):
-                _compare_gradients(label, got, x, _expected_gradient(logits[rows], t, m), shown)
-                continue
-            log_all = torch.log_softmax(logits[rows], -1)
-            log_visited = masked_log_softmax(logits[rows], t > 0)
-            variants = (
-                (float(expected) / 153, "sum over the 153 actions, then average over the batch: "
-                                        "(...).sum(-1).mean(), not .mean() over every entry"),
-                (float(expected) * B, "average over the batch (.mean()), do not sum the rows") if B > 1 else (None, ""),
-                (-float(expected), "cross-entropy is minus the sum of target × log p"),
-                (float(-(t * log_all).sum(-1).mean()), "mask the illegal actions before the log-softmax: the network's "
-                                                       "probabilities are over the legal actions only"),
-                (float(-torch.where(t > 0, t * log_visited, 0).sum(-1).mean()),
-                 "the softmax runs over every legal action, visited or not: mask with `legal`, not with target > 0 "
-                 "(an unvisited legal action still takes probability away)"),
-            )
-            hints = [hint for v, hint in variants if v is not None and math.isclose(value, v, rel_tol=1e-5)]
-            if math.isnan(value): hints.append("0 × -inf is nan: use torch.where(legal, target * log_p, 0) rather than "
-                                               "multiplying the -inf entries by their zero targets")
-            raise ExerciseFailed(
-                f"{label}: expected a loss of {float(expected):.6f}, yours is {value:.6f}.\n\n{shown()}\n"
-                f"its target (visit fractions, largest 5, action: p): {_top(t[0])}; "
-                f"legal actions: {int(m[0].sum())}, visited: {int((t[0] > 0).sum())}\n\n"
-                + _hints(hints, "loss = -(target · log_softmax over the legal actions).sum(-1).mean()"))
-        return f"trainer.policy_loss on {len(states)} real visit-count targets"
-    return _checking("check_policy_loss", fn, body)
-
-# %% ../nbs/34_exercises.ipynb #de06de13
-WILSON_CASES = ((3, 5), (0, 1), (1, 1), (0, 10), (10, 10), (7, 10), (10.5, 20), (33, 50), (55, 100), (361, 400),
-                (382, 400), (200, 400), (0.5, 3))  # (points, games): draws count half a point
-# (3, 5) first: at 0 or n wins the centre equals the half-width, and a wrong function that fails there could be either
-# of two mistakes (the centre and half-width returned, or the half-width's second term left out)
-
-def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
-    """Check `fn(points, games) -> (low, high)`, the 95% Wilson score interval (z = 1.96) of a score of `points` out
-    of `games` (games ≥ 1), against `arena.wilson_interval` (chapter 9)."""
-    def body(fn):
-        from santorini_az.arena import wilson_interval
-        z = 1.96
-        for points, games in WILSON_CASES:
-            low, high = _call(fn, (points, games), lambda: f"points = {points}, games = {games}",
-                              _Returns("a pair of numbers (low, high)", _pair(_as_number, "a number")))
-            expected = wilson_interval(points, games)
-            if _close(low, expected[0]) and _close(high, expected[1]): continue
-            p = points / games
-            wald = z * math.sqrt(p * (1 - p) / games)
-            centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-            short = z * math.sqrt(p * (1 - p) / games) / (1 + z * z / games)
-            hints = [_float32_hint((low, high), expected)]
-            full = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-            if _close(low, centre) and _close(high, full):
-                hints.append("return the interval's ends, (centre - half-width, centre + half-width), not the centre "
-                             "and the half-width")
-            elif _close(low, expected[1]) and _close(high, expected[0]):
-                hints.append("the low end comes first: (low, high)")
-            elif (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
-                hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
-                             "point at 0 or n wins and is too narrow for few games. Wilson's centre is "
-                             "(p + z²/2n) / (1 + z²/n), its half-width z·√(p(1-p)/n + z²/4n²) / (1 + z²/n)")
-            elif _close(low, centre - short) and _close(high, centre + short):
-                hints.append("the half-width has a second term under the square root: √(p(1-p)/n + z²/4n²)")
-            elif not low <= p <= high: hints.append(f"the interval must contain the score p = {p:.4f}")
-            for other in (1.645, 2.0, 2.576, 1.0):
-                if all(_close(a, b) for a, b in zip((low, high), wilson_interval(points, games, other))):
-                    hints.append(f"you used z = {other}; a 95% interval uses z = 1.96")
-            raise ExerciseFailed(
-                f"points = {points}, games = {games} (score p = {p:.4f}): expected ({expected[0]:.6f}, "
-                f"{expected[1]:.6f}), got ({low:.6f}, {high:.6f}).\n\n"
-                + _hints(hints, "centre (p + z²/2n) / (1 + z²/n), half-width z·√(p(1-p)/n + z²/4n²) / (1 + z²/n)"))
-        return f"arena.wilson_interval on {len(WILSON_CASES)} scores"
-    return _checking("check_wilson_interval", fn, body)
-
-# %% ../nbs/34_exercises.ipynb #ab2d5e7e
-LOSS_SCORE = -100  # the evaluation of a finished game, for its player to move (who has lost)
-
-def height_evaluation(state: State) -> int:
-    "A tiny evaluation for the player to move: the levels under their workers minus under the opponent's (-100: lost)."
-    if is_over(state): return LOSS_SCORE
-    mine, theirs = state.workers[state.player], state.workers[1 - state.player]
-    return sum(state.heights[c] for c in mine) - sum(state.heights[c] for c in theirs)
-
-def reference_negamax(state: State, depth: int, alpha: float, beta: float, evaluate: Callable[[State], float]) -> float:
-    "The score of `state` for its player to move, searched `depth` plies with α-β cut-offs (after the setup phase)."
-    if depth == 0 or is_over(state): return evaluate(state)
-    best = -math.inf
-    for action in legal_actions(state):
-        score = -reference_negamax(apply(state, action), depth - 1, -beta, -alpha, evaluate)
-        best = max(best, score)
-        alpha = max(alpha, score)
-        if alpha >= beta: break  # the opponent will never allow this position: stop looking
-    return best
-
-def _minimax(state: State, depth: int, evaluate, negate: bool = True) -> float:
-    "Plain negamax (no cut-offs); with `negate=False`, the usual sign error."
-    if depth == 0 or is_over(state): return evaluate(state)
-    sign = -1 if negate else 1
-    return max(sign * _minimax(apply(state, a), depth - 1, evaluate, negate) for a in legal_actions(state))
-
-class _Counted:
-    "An evaluation that counts its calls (the leaves a search visits)."
-    def __init__(self, evaluate): self.evaluate, self.calls = evaluate, 0
-    def __call__(self, state):
-        self.calls += 1
-        return self.evaluate(state)
-
-NEGAMAX_CASES = (("1000021011020010102000001/2/C2,C4/B4,C1", 2), ("0113000101111000101000000/1/E4,C2/B5,A5", 2),
-                 ("1100012001130001200010000/1/C3,D5/A3,A5", 2), ("0000100001000110000310000/1/B1,E3/D1,D2", 2),
-                 ("2300000000000000000000000/1/A5,E1/E5,A1", 2), ("0040044000000000000000000/1/A5,B5/E1,A1", 3))
-# (position, depth): random-game positions where the sign matters, a win in one, a nearly walled-in player
-
-def _negamax_start(text: str) -> State: return parse_position(text)
-
-def check_negamax(fn: Callable) -> bool:
-    """Check `fn(state, depth, alpha, beta, evaluate) -> score`: depth-limited negamax with α-β cut-offs, called with
-    alpha = -inf, beta = +inf. `evaluate(state)` scores a position for its player to move (use it at depth 0 and on
-    finished games). The score must equal the minimax score, and the cut-offs must save at least half of the leaves
-    that plain minimax evaluates on these positions (all after the setup phase)."""
-    def body(fn):
-        leaves, minimax_leaves = 0, 0
-        for text, depth in NEGAMAX_CASES:
-            state = _negamax_start(text)
-            counted = _Counted(height_evaluation)
-            shown = lambda: f"{_show(state)}\ndepth = {depth}, alpha = -inf, beta = +inf, evaluate = height_evaluation"
-            got = _call(fn, (state, depth, -math.inf, math.inf, counted), shown, _Returns("a number (the score)", _as_number),
-                        keep=(3, None, None, None, None))  # `evaluate` counts its calls: it changes, as it should
-            full = _Counted(height_evaluation)
-            expected = _minimax(state, depth, full)
-            leaves, minimax_leaves = leaves + counted.calls, minimax_leaves + full.calls
-            if _close(got, expected): continue
-            hints = []
-            if got in (math.inf, -math.inf): hints.append("a finished game has no moves, so the loop leaves ±inf: "
-                                                          "return evaluate(state) when is_over(state)")
-            elif (mistake := _negamax_mistake(fn)) is not None: hints.append(mistake)
-            raise ExerciseFailed(
-                f"depth {depth}: expected the score {expected}, yours is {got}.\n\n{shown()}\n\n"
-                + _hints(hints, "the score is the best, over the moves, of minus the child's score; pass the window "
-                         "(-beta, -alpha) to the child; at depth 0 or a finished game return evaluate(state)"))
-        if leaves > minimax_leaves / 2:
-            raise ExerciseFailed(
-                f"the scores are right, but your search evaluated {leaves:,} leaves where plain minimax evaluates "
-                f"{minimax_leaves:,} (the course's α-β: {_reference_leaves():,}).\n\n"
-                + ("HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
-                   "alpha >= beta, and pass (-beta, -alpha) to the child" if leaves >= minimax_leaves else
-                   "HINT: some cut-offs happened, but too few: stop looping as soon as alpha >= beta (not only when "
-                   "alpha > beta: a move that only equals the best the opponent allows cannot change the result), and "
-                   "raise alpha after every move"))
-        return (f"minimax on {len(NEGAMAX_CASES)} positions, evaluating {leaves:,} leaves where plain minimax "
-                f"evaluates {minimax_leaves:,}")
-    return _checking("check_negamax", fn, body)
-
-_NEGATE_HINT = "negate the child's score: it is for the opponent (score = -negamax(child, depth - 1, -beta, -alpha, evaluate))"
-
-def _swapped_window(state: State, depth: int, alpha: float, beta: float, evaluate) -> float:
-    "α-β negamax with the usual window mistake: the child gets (-alpha, -beta) instead of (-beta, -alpha)."
-    if depth == 0 or is_over(state): return evaluate(state)
-    best = -math.inf
-    for action in legal_actions(state):
-        score = -_swapped_window(apply(state, action), depth - 1, -alpha, -beta, evaluate)
-        best, alpha = max(best, score), max(alpha, score)
-        if alpha >= beta: break
-    return best
-
-def _negamax_mistake(fn: Callable) -> str | None:
-    "The hint for a known mistake that `fn` makes on every case (one case alone can fit two mistakes), else None."
-    mistakes = ((_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
-                                  "bounds are ours negated, and negating swaps which one is the lower"),
-                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT),
-                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth - 1, evaluate),
-                 "your search looks one ply short: return evaluate(state) at depth 0, not at depth 1"))
-    def theirs(text, depth):  # under the checker's time limit: cases after the one that failed have not run yet
-        return _run_limited(lambda: fn(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation), TIME_LIMIT)
-    try: scores = [theirs(text, depth) for text, depth in NEGAMAX_CASES]
-    except (Exception, _TimedOut): return None  # it goes wrong another way on another case: no hint from here
-    for mistake, hint in mistakes:
-        if all(_close(score, mistake(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation))
-               for score, (text, depth) in zip(scores, NEGAMAX_CASES)): return hint
-    return None
-
-def _reference_leaves() -> int:
-    counted = _Counted(height_evaluation)
-    for text, depth in NEGAMAX_CASES: reference_negamax(_negamax_start(text), depth, -math.inf, math.inf, counted)
-    return counted.calls
-
-# %% ../nbs/34_exercises.ipynb #6785f64c
-def check_cell_name(fn: Callable[[int], str]) -> bool:
-    """Check `fn(cell) -> name` for the 25 cells: file A-E for the column, rank 5 (top row) to 1 (bottom row),
-    e.g. 0 -> 'A5', 24 -> 'E1', against `notation.cell_name` (chapter 1a)."""
-    def body(fn):
-        for cell in range(25):
-            got = _call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})",
-                        _Returns("a string such as 'A5'", _as_string))
-            expected = cell_name(cell)
-            if got == expected: continue
-            row, col = divmod(cell, 5)
-            hints = []
-            if got.upper() == expected: hints.append("files are capital letters: 'A5', not 'a5'")
-            elif got == f"{'ABCDE'[col]}{row + 1}": hints.append("rank 5 is the top row (row 0): the rank is 5 - row")
-            elif got == f"{'ABCDE'[row]}{5 - col}" or got == f"{'ABCDE'[row]}{col + 1}":
-                hints.append("the letter (file) names the column, the number (rank) the row")
-            elif got == f"{'ABCDE'[col]}{row}" or got == f"{'ABCDE'[col]}{4 - row}": hints.append("ranks run from 1 to 5")
-            raise ExerciseFailed(f"cell {cell} (row {row}, column {col}): expected {expected!r}, got {got!r}.\n\n"
-                                 + _hints(hints, "cell = 5·row + column; the file is 'ABCDE'[column], the rank 5 - row"))
-        return "notation.cell_name on all 25 cells"
-    return _checking("check_cell_name", fn, body)
-
-# %% ../nbs/34_exercises.ipynb #950f2382
-VISIT_TEMPERATURES = (1.0, 0.5, 2.0, 0.0, 0.01)
-
-def _with_tied_visits(root: Node) -> Node:
-    "A copy of the searched `root` with made-up visits: two edges tied on the most, 2,000 (N ** 100 overflows)."
-    node = Node(root.state)
-    node.priors, node.value_sums, node.value = list(root.priors), list(root.value_sums), root.value
-    node.is_expanded = True
-    node.visits = [3 + i % 5 for i in range(len(root.actions))]
-    node.visits[1] = node.visits[-1] = 2000  # the first maximum is edge 1: T = 0 puts everything there
-    return node
-
-def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
-    """Check `fn(visits, temperature) -> probabilities`: `visits` the root's visit count per legal action (a list of
-    ints); the result visits ** (1 / temperature), normalised, with temperature 0 meaning all on the most visited
-    action (the first on ties); against `mcts.visit_policy` on the roots of real searches."""
-    def body(fn):
-        roots = _searched_trees()
-        for root in roots + [_with_tied_visits(root) for root in roots[:3]]:
-            for temperature in VISIT_TEMPERATURES:
-                visits = list(root.visits)
-                shown = lambda: f"{_show(root.state)}\nvisits = {visits}\ntemperature = {temperature}"
-                got = _call(fn, (list(visits), temperature), shown,
-                            _Returns("a list of numbers, one probability per legal action", _each(_as_number, "a number")))
-                policy = visit_policy(root, temperature)
-                expected = [policy[a] for a in root.actions]
-                if len(got) == len(expected) and all(math.isclose(g, e, rel_tol=1e-6, abs_tol=1e-9)
-                                                     for g, e in zip(got, expected)): continue
-                hints = []
-                if len(got) != len(expected): hints.append("one probability per legal action, in the order of `visits`")
-                elif any(math.isnan(g) or math.isinf(g) for g in got): hints.append(
-                    "a small temperature makes N ** (1/T) overflow: divide every count by the largest first")
-                elif temperature == 0: hints.append("temperature 0 means: probability 1 on the most visited action "
-                                                    "(the first of them on ties), 0 elsewhere")
-                else:
-                    total = sum(n ** temperature for n in visits)
-                    if all(math.isclose(g, n ** temperature / total, rel_tol=1e-6) for g, n in zip(got, visits)):
-                        hints.append("raise the counts to the power 1 / temperature, not temperature")
-                    elif not math.isclose(sum(got), 1.0, rel_tol=1e-6): hints.append("normalise: the probabilities sum to 1")
-                raise ExerciseFailed(
-                    f"temperature {temperature}: the probabilities differ.\n\n{shown()}\n"
-                    f"expected: {[round(e, 4) for e in expected]}\nyours:    {[round(g, 4) for g in got]}\n\n"
-                    + _hints(hints, "p = N ** (1/T) / sum(N ** (1/T)); at T = 0 one-hot on the first maximum"))
-        return (f"mcts.visit_policy on {len(roots)} roots and 3 made-up ones (ties, thousands of visits) × "
-                f"{len(VISIT_TEMPERATURES)} temperatures")
-    return _checking("check_visit_policy", fn, body)
-
-# %% ../nbs/34_exercises.ipynb #13b71a34
-def _threat_positions(count: int, seed: int) -> list[State]:
-    "Positions of seeded random games where the opponent threatens to win at once (some where the mover can win first)."
-    from santorini_az.puzzles import threatened
-    rng, found = random.Random(seed), []
-    while len(found) < count:
-        state = initial_state()
-        while not is_over(state):
-            if not in_setup(state) and threatened(state) and rng.random() < 0.5: found.append(state)
-            state = apply(state, rng.choice(legal_actions(state)))
-    return found[:count]  # the game that found the last one may have found more
-
-STUCK_THREATS = ("3421020242424204303213120/2/B3,C1/D3,E1", "2114144442204242442311102/2/C5,D3/D2,B3",
-                 "0401003210022001201001101/1/A3,A5/D4,B3", "2200002431102421012102100/2/E4,C1/C5,E5")
-# random-game positions where some move would let the opponent win by leaving the player to move stuck
-
-def _opponent_win(state: State, action) -> str:
-    "How the opponent wins at once after `action`, in words ('' if they cannot)."
-    from santorini_az.puzzles import wins_at_once
-    after = apply(state, action)
-    for reply in legal_actions(after):
-        if wins_at_once(after, reply):
-            how = "steps onto level 3" if after.heights[reply.to] == WIN_LEVEL else "leaves you no legal move"
-            return f"{_action_text(after, reply)} ({how})"
-    return ""
-
-def _block_hints(state: State, missing: set, extra: set) -> list[str]:
-    "The usual mistakes behind the missing and extra blocking moves (one hint per kind of mistake)."
-    from santorini_az.puzzles import wins_at_once
-    hints = []
-    winning = [_action_text(state, a) for a in sorted(missing) if wins_at_once(state, a)]
-    if winning: hints.append(f"{', '.join(winning[:3])}{' …' if len(winning) > 3 else ''} "
-                             f"win{'s' if len(winning) == 1 else ''} at once: the game ends before the opponent can "
-                             "carry out the threat, so a winning move stops it too")
-    replies = [(_action_text(state, a), _opponent_win(state, a)) for a in sorted(extra)]
-    if stuck := [(a, r) for a, r in replies if "no legal move" in r]:
-        hints.append(f"after {stuck[0][0]} the opponent wins with {stuck[0][1]}: leaving the other player no legal "
-                     "move is a win at once too, not only a step onto level 3")
-    if climb := [(a, r) for a, r in replies if r and "no legal move" not in r]:
-        hints.append(f"after {climb[0][0]} the opponent still wins with {climb[0][1]}: check every reply of the "
-                     "opponent after your move (there may be two threats, or your move may open one)")
-    if missing and not hints: hints.append(
-        "a move blocks when, after it, the opponent has no win at once: a dome on the cell they would climb to, a "
-        "worker standing on it, or anything else that leaves them no winning reply")
-    return hints
-
-def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
-    """Check `fn(state) -> the blocking moves`: every legal action after which the opponent has no win at once
-    (a step onto level 3, or a move that leaves the other player no move), in any order, against
-    `puzzles.blocking_moves` on the must-block puzzles and on positions of random games with a threat."""
-    from santorini_az.puzzles import PUZZLES, blocking_moves
-    def body(fn):
-        cases = [(f"must-block puzzle {i + 1}", p.state) for i, p in enumerate(p for p in PUZZLES if p.kind == "block")]
-        cases += [(f"random position with a threat {i + 1}", s) for i, s in enumerate(_threat_positions(40, seed=2))]
-        cases += [(f"a position where the opponent may win by leaving you stuck ({i + 1})", parse_position(text))
-                  for i, text in enumerate(STUCK_THREATS)]
-        for where, state in cases:
-            got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}",
-                        _Returns("a list of the blocking moves (in any order)",
-                                 _each(_as_action, "a Move", any_iterable=True), iterators=True))
-            listed = list(got)
-            try: got = set(listed)
-            except TypeError: raise ExerciseFailed(f"{where}: your list holds something that is not a move: {_short(got)}"
-                                                   f"\n\n{_show(state)}\n\nHINT: return Move actions") from None
-            expected = set(blocking_moves(state))
-            twice = sorted({a for a in listed if listed.count(a) > 1}, key=repr)
-            if got == expected and not twice: continue
-            missing, extra = expected - got, got - expected
-            if any(not isinstance(a, Move) for a in extra):
-                raise ExerciseFailed(f"{where}: your list holds {sorted(extra, key=repr)[0]!r}.\n\n{_show(state)}\n\n"
-                                     "HINT: return the Move actions of `legal_actions(state)` that block")
-            if illegal := sorted(set(extra) - set(legal_actions(state)), key=repr):
-                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, illegal[0])}, which is no legal move "
-                                     f"here.\n\n{_show(state)}\n\nHINT: {_extra_hint(state, illegal[0])}; a blocking "
-                                     "move is one of `legal_actions(state)`")
-            if twice:
-                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, twice[0])} more than once."
-                                     f"\n\n{_show(state)}\n\nHINT: list each blocking move once")
-            lines = [f"{where}: {len(expected)} moves block the threat, your function returned {len(got)}.", "",
-                     _show(state), ""]
-            for label, actions in (("missing", missing), ("extra", extra)):
-                if actions:
-                    texts = sorted(_action_text(state, a) for a in actions)
-                    lines.append(f"{label} ({len(texts)}): " + ", ".join(texts[:12])
-                                 + (f", … ({len(texts) - 12} more)" if len(texts) > 12 else ""))
-            raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(_block_hints(state, missing, extra)))
-        return f"puzzles.blocking_moves on {len(cases)} positions with a threat"
-    return _checking("check_blocking_moves", fn, body)
-
 # %% ../nbs/34_exercises.ipynb #8277b04d
 def _random_games(count: int, seed: int) -> list[tuple[list[State], int]]:
     "`count` seeded random games: (the positions where a move was chosen, the winner)."
@@ -1436,6 +1054,313 @@ def check_augment(fn: Callable) -> bool:
         return f"encoding.transform_planes and transform_policy on {len(examples)} examples × 8 symmetries"
     return _checking("check_augment", fn, body)
 
+# %% ../nbs/34_exercises.ipynb #8821bd17
+def _loss_batch(seed: int = 3):
+    "Logits, visit-count targets and legal masks of real searches (some legal actions never visited)."
+    import torch
+    from santorini_az.encoding import legal_mask
+    states = [s for s in _random_game_positions(60, seed) if legal_actions(s)][:12]
+    config = SearchConfig(simulations=24)
+    targets = [run_search(s, _made_up_evaluator, config, random.Random(0)).policy(1.0) for s in states]
+    generator = torch.Generator().manual_seed(seed)
+    logits = torch.randn(len(states), 153, generator=generator) * 2
+    return states, logits, torch.tensor(targets, dtype=torch.float32), torch.tensor([legal_mask(s) for s in states])
+
+def _one_number_tensor(x):
+    "A tensor that holds one number."
+    if _as_tensor(x).numel() != 1: raise _WrongType(f"it holds {x.numel()} numbers, not 1")
+    return x
+
+def _expected_gradient(logits, target, legal):
+    "The gradient of `trainer.policy_loss` with respect to `logits`."
+    import torch
+    from santorini_az.trainer import policy_loss
+    x = logits.detach().clone().requires_grad_(True)
+    return torch.autograd.grad(policy_loss(x, target, legal), x)[0]
+
+def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], str]) -> None:
+    "ExerciseFailed unless the gradient of the learner's `loss` with respect to `logits` is `expected`."
+    import torch
+    try: (got,) = torch.autograd.grad(loss, logits, allow_unused=True)
+    except RuntimeError as e:
+        raise ExerciseFailed(f"{label}: the loss is right, but torch cannot take its gradient: {e}\n\n{shown()}\n\n"
+                             "HINT: avoid in-place operations (masked_fill_, +=) on what the loss depends on") from None
+    got = torch.zeros_like(expected) if got is None else got
+    if torch.allclose(got, expected, rtol=1e-4, atol=1e-6): return
+    row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
+    raise ExerciseFailed(
+        f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: "
+        f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, "
+        f"yours {float(got[row, action]):+.6f} (the largest difference).\n\n{shown()}\n\n"
+        "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
+        "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
+
+_LOSS = _Returns("a one-number torch tensor (the loss)", _one_number_tensor,
+                 hint="return the batch's mean loss (.mean()) as a torch scalar (not .item()), so that the trainer can "
+                      "call .backward() on it")
+
+def check_policy_loss(fn: Callable) -> bool:
+    """Check `fn(logits, target, legal) -> loss`: logits [B, 153], target [B, 153] (visit fractions, 0 off the legal
+    actions), legal [B, 153] bool; the loss a scalar tensor, the batch mean of each row's cross-entropy
+    -Σ target · log softmax_legal(logits), against `trainer.policy_loss` (chapter 7a), gradient included."""
+    def body(fn):
+        import torch
+        from santorini_az.trainer import masked_log_softmax, policy_loss
+        states, logits, target, legal = _loss_batch()
+        cases = [("the whole batch", slice(None)), ("the first row alone", slice(0, 1))]
+        for label, rows in cases:
+            x, t, m = logits[rows].clone().requires_grad_(True), target[rows], legal[rows]
+            shown = lambda: f"{label}: {x.shape[0]} real positions, the first:\n{_show(states[0])}"
+            got = _call(fn, (x, t.clone(), m.clone()), shown, _LOSS)
+            expected = policy_loss(logits[rows], t, m)
+            if not got.requires_grad:
+                raise ExerciseFailed(f"{label}: the loss does not depend on the logits through torch (no gradient).\n\n"
+                                     "HINT: compute it with torch operations only; no .item(), .numpy() or detach()")
+            B, value = x.shape[0], float(got.detach())
+            if _close(value, float(expected)) or math.isclose(value, float(expected), rel_tol=1e-5):
+                _compare_gradients(label, got, x, _expected_gradient(logits[rows], t, m), shown)
+                continue
+            log_all = torch.log_softmax(logits[rows], -1)
+            log_visited = masked_log_softmax(logits[rows], t > 0)
+            variants = (
+                (float(expected) / 153, "sum over the 153 actions, then average over the batch: "
+                                        "(...).sum(-1).mean(), not .mean() over every entry"),
+                (float(expected) * B, "average over the batch (.mean()), do not sum the rows") if B > 1 else (None, ""),
+                (-float(expected), "cross-entropy is minus the sum of target × log p"),
+                (float(-(t * log_all).sum(-1).mean()), "mask the illegal actions before the log-softmax: the network's "
+                                                       "probabilities are over the legal actions only"),
+                (float(-torch.where(t > 0, t * log_visited, 0).sum(-1).mean()),
+                 "the softmax runs over every legal action, visited or not: mask with `legal`, not with target > 0 "
+                 "(an unvisited legal action still takes probability away)"),
+            )
+            hints = [hint for v, hint in variants if v is not None and math.isclose(value, v, rel_tol=1e-5)]
+            if math.isnan(value): hints.append("0 × -inf is nan: use torch.where(legal, target * log_p, 0) rather than "
+                                               "multiplying the -inf entries by their zero targets")
+            raise ExerciseFailed(
+                f"{label}: expected a loss of {float(expected):.6f}, yours is {value:.6f}.\n\n{shown()}\n"
+                f"its target (visit fractions, largest 5, action: p): {_top(t[0])}; "
+                f"legal actions: {int(m[0].sum())}, visited: {int((t[0] > 0).sum())}\n\n"
+                + _hints(hints, "loss = -(target · log_softmax over the legal actions).sum(-1).mean()"))
+        return f"trainer.policy_loss on {len(states)} real visit-count targets"
+    return _checking("check_policy_loss", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #950f2382
+VISIT_TEMPERATURES = (1.0, 0.5, 2.0, 0.0, 0.01)
+
+def _with_tied_visits(root: Node) -> Node:
+    "A copy of the searched `root` with made-up visits: two edges tied on the most, 2,000 (N ** 100 overflows)."
+    node = Node(root.state)
+    node.priors, node.value_sums, node.value = list(root.priors), list(root.value_sums), root.value
+    node.is_expanded = True
+    node.visits = [3 + i % 5 for i in range(len(root.actions))]
+    node.visits[1] = node.visits[-1] = 2000  # the first maximum is edge 1: T = 0 puts everything there
+    return node
+
+def check_visit_policy(fn: Callable[[list, float], list]) -> bool:
+    """Check `fn(visits, temperature) -> probabilities`: `visits` the root's visit count per legal action (a list of
+    ints); the result visits ** (1 / temperature), normalised, with temperature 0 meaning all on the most visited
+    action (the first on ties); against `mcts.visit_policy` on the roots of real searches."""
+    def body(fn):
+        roots = _searched_trees()
+        for root in roots + [_with_tied_visits(root) for root in roots[:3]]:
+            for temperature in VISIT_TEMPERATURES:
+                visits = list(root.visits)
+                shown = lambda: f"{_show(root.state)}\nvisits = {visits}\ntemperature = {temperature}"
+                got = _call(fn, (list(visits), temperature), shown,
+                            _Returns("a list of numbers, one probability per legal action", _each(_as_number, "a number")))
+                policy = visit_policy(root, temperature)
+                expected = [policy[a] for a in root.actions]
+                if len(got) == len(expected) and all(math.isclose(g, e, rel_tol=1e-6, abs_tol=1e-9)
+                                                     for g, e in zip(got, expected)): continue
+                hints = []
+                if len(got) != len(expected): hints.append("one probability per legal action, in the order of `visits`")
+                elif any(math.isnan(g) or math.isinf(g) for g in got): hints.append(
+                    "a small temperature makes N ** (1/T) overflow: divide every count by the largest first")
+                elif temperature == 0: hints.append("temperature 0 means: probability 1 on the most visited action "
+                                                    "(the first of them on ties), 0 elsewhere")
+                else:
+                    total = sum(n ** temperature for n in visits)
+                    if all(math.isclose(g, n ** temperature / total, rel_tol=1e-6) for g, n in zip(got, visits)):
+                        hints.append("raise the counts to the power 1 / temperature, not temperature")
+                    elif not math.isclose(sum(got), 1.0, rel_tol=1e-6): hints.append("normalise: the probabilities sum to 1")
+                raise ExerciseFailed(
+                    f"temperature {temperature}: the probabilities differ.\n\n{shown()}\n"
+                    f"expected: {[round(e, 4) for e in expected]}\nyours:    {[round(g, 4) for g in got]}\n\n"
+                    + _hints(hints, "p = N ** (1/T) / sum(N ** (1/T)); at T = 0 one-hot on the first maximum"))
+        return (f"mcts.visit_policy on {len(roots)} roots and 3 made-up ones (ties, thousands of visits) × "
+                f"{len(VISIT_TEMPERATURES)} temperatures")
+    return _checking("check_visit_policy", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #de06de13
+WILSON_CASES = ((3, 5), (0, 1), (1, 1), (0, 10), (10, 10), (7, 10), (10.5, 20), (33, 50), (55, 100), (361, 400),
+                (382, 400), (200, 400), (0.5, 3))  # (points, games): draws count half a point
+# (3, 5) first: at 0 or n wins the centre equals the half-width, and a wrong function that fails there could be either
+# of two mistakes (the centre and half-width returned, or the half-width's second term left out)
+
+def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
+    """Check `fn(points, games) -> (low, high)`, the 95% Wilson score interval (z = 1.96) of a score of `points` out
+    of `games` (games ≥ 1), against `arena.wilson_interval` (chapter 9)."""
+    def body(fn):
+        from santorini_az.arena import wilson_interval
+        z = 1.96
+        for points, games in WILSON_CASES:
+            low, high = _call(fn, (points, games), lambda: f"points = {points}, games = {games}",
+                              _Returns("a pair of numbers (low, high)", _pair(_as_number, "a number")))
+            expected = wilson_interval(points, games)
+            if _close(low, expected[0]) and _close(high, expected[1]): continue
+            p = points / games
+            wald = z * math.sqrt(p * (1 - p) / games)
+            centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+            short = z * math.sqrt(p * (1 - p) / games) / (1 + z * z / games)
+            hints = [_float32_hint((low, high), expected)]
+            full = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+            if _close(low, centre) and _close(high, full):
+                hints.append("return the interval's ends, (centre - half-width, centre + half-width), not the centre "
+                             "and the half-width")
+            elif _close(low, expected[1]) and _close(high, expected[0]):
+                hints.append("the low end comes first: (low, high)")
+            elif (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
+                hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
+                             "point at 0 or n wins and is too narrow for few games. Wilson's centre is "
+                             "(p + z²/2n) / (1 + z²/n), its half-width z·√(p(1-p)/n + z²/4n²) / (1 + z²/n)")
+            elif _close(low, centre - short) and _close(high, centre + short):
+                hints.append("the half-width has a second term under the square root: √(p(1-p)/n + z²/4n²)")
+            elif not low <= p <= high: hints.append(f"the interval must contain the score p = {p:.4f}")
+            for other in (1.645, 2.0, 2.576, 1.0):
+                if all(_close(a, b) for a, b in zip((low, high), wilson_interval(points, games, other))):
+                    hints.append(f"you used z = {other}; a 95% interval uses z = 1.96")
+            raise ExerciseFailed(
+                f"points = {points}, games = {games} (score p = {p:.4f}): expected ({expected[0]:.6f}, "
+                f"{expected[1]:.6f}), got ({low:.6f}, {high:.6f}).\n\n"
+                + _hints(hints, "centre (p + z²/2n) / (1 + z²/n), half-width z·√(p(1-p)/n + z²/4n²) / (1 + z²/n)"))
+        return f"arena.wilson_interval on {len(WILSON_CASES)} scores"
+    return _checking("check_wilson_interval", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #13b71a34
+def _threat_positions(count: int, seed: int) -> list[State]:
+    "Positions of seeded random games where the opponent threatens to win at once (some where the mover can win first)."
+    from santorini_az.puzzles import threatened
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = initial_state()
+        while not is_over(state):
+            if not in_setup(state) and threatened(state) and rng.random() < 0.5: found.append(state)
+            state = apply(state, rng.choice(legal_actions(state)))
+    return found[:count]  # the game that found the last one may have found more
+
+STUCK_THREATS = ("3421020242424204303213120/2/B3,C1/D3,E1", "2114144442204242442311102/2/C5,D3/D2,B3",
+                 "0401003210022001201001101/1/A3,A5/D4,B3", "2200002431102421012102100/2/E4,C1/C5,E5")
+# random-game positions where some move would let the opponent win by leaving the player to move stuck
+
+def _opponent_win(state: State, action) -> str:
+    "How the opponent wins at once after `action`, in words ('' if they cannot)."
+    from santorini_az.puzzles import wins_at_once
+    after = apply(state, action)
+    for reply in legal_actions(after):
+        if wins_at_once(after, reply):
+            how = "steps onto level 3" if after.heights[reply.to] == WIN_LEVEL else "leaves you no legal move"
+            return f"{_action_text(after, reply)} ({how})"
+    return ""
+
+def _block_hints(state: State, missing: set, extra: set) -> list[str]:
+    "The usual mistakes behind the missing and extra blocking moves (one hint per kind of mistake)."
+    from santorini_az.puzzles import wins_at_once
+    hints = []
+    winning = [_action_text(state, a) for a in sorted(missing) if wins_at_once(state, a)]
+    if winning: hints.append(f"{', '.join(winning[:3])}{' …' if len(winning) > 3 else ''} "
+                             f"win{'s' if len(winning) == 1 else ''} at once: the game ends before the opponent can "
+                             "carry out the threat, so a winning move stops it too")
+    replies = [(_action_text(state, a), _opponent_win(state, a)) for a in sorted(extra)]
+    if stuck := [(a, r) for a, r in replies if "no legal move" in r]:
+        hints.append(f"after {stuck[0][0]} the opponent wins with {stuck[0][1]}: leaving the other player no legal "
+                     "move is a win at once too, not only a step onto level 3")
+    if climb := [(a, r) for a, r in replies if r and "no legal move" not in r]:
+        hints.append(f"after {climb[0][0]} the opponent still wins with {climb[0][1]}: check every reply of the "
+                     "opponent after your move (there may be two threats, or your move may open one)")
+    if missing and not hints: hints.append(
+        "a move blocks when, after it, the opponent has no win at once: a dome on the cell they would climb to, a "
+        "worker standing on it, or anything else that leaves them no winning reply")
+    return hints
+
+def check_blocking_moves(fn: Callable[[State], Iterable]) -> bool:
+    """Check `fn(state) -> the blocking moves`: every legal action after which the opponent has no win at once
+    (a step onto level 3, or a move that leaves the other player no move), in any order, against
+    `puzzles.blocking_moves` on the must-block puzzles and on positions of random games with a threat."""
+    from santorini_az.puzzles import PUZZLES, blocking_moves
+    def body(fn):
+        cases = [(f"must-block puzzle {i + 1}", p.state) for i, p in enumerate(p for p in PUZZLES if p.kind == "block")]
+        cases += [(f"random position with a threat {i + 1}", s) for i, s in enumerate(_threat_positions(40, seed=2))]
+        cases += [(f"a position where the opponent may win by leaving you stuck ({i + 1})", parse_position(text))
+                  for i, text in enumerate(STUCK_THREATS)]
+        for where, state in cases:
+            got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}",
+                        _Returns("a list of the blocking moves (in any order)",
+                                 _each(_as_action, "a Move", any_iterable=True), iterators=True))
+            listed = list(got)
+            try: got = set(listed)
+            except TypeError: raise ExerciseFailed(f"{where}: your list holds something that is not a move: {_short(got)}"
+                                                   f"\n\n{_show(state)}\n\nHINT: return Move actions") from None
+            expected = set(blocking_moves(state))
+            twice = sorted({a for a in listed if listed.count(a) > 1}, key=repr)
+            if got == expected and not twice: continue
+            missing, extra = expected - got, got - expected
+            if any(not isinstance(a, Move) for a in extra):
+                raise ExerciseFailed(f"{where}: your list holds {sorted(extra, key=repr)[0]!r}.\n\n{_show(state)}\n\n"
+                                     "HINT: return the Move actions of `legal_actions(state)` that block")
+            if illegal := sorted(set(extra) - set(legal_actions(state)), key=repr):
+                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, illegal[0])}, which is no legal move "
+                                     f"here.\n\n{_show(state)}\n\nHINT: {_extra_hint(state, illegal[0])}; a blocking "
+                                     "move is one of `legal_actions(state)`")
+            if twice:
+                raise ExerciseFailed(f"{where}: your list holds {_action_text(state, twice[0])} more than once."
+                                     f"\n\n{_show(state)}\n\nHINT: list each blocking move once")
+            lines = [f"{where}: {len(expected)} moves block the threat, your function returned {len(got)}.", "",
+                     _show(state), ""]
+            for label, actions in (("missing", missing), ("extra", extra)):
+                if actions:
+                    texts = sorted(_action_text(state, a) for a in actions)
+                    lines.append(f"{label} ({len(texts)}): " + ", ".join(texts[:12])
+                                 + (f", … ({len(texts) - 12} more)" if len(texts) > 12 else ""))
+            raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(_block_hints(state, missing, extra)))
+        return f"puzzles.blocking_moves on {len(cases)} positions with a threat"
+    return _checking("check_blocking_moves", fn, body)
+
+# %% ../nbs/34_exercises.ipynb #a7dcedc1
+ELO_SCORES = (0.5, 0.75, 0.25, 0.64, 0.9, 0.99, 0.01, 0.3, 1.0, 0.0)
+
+def _elo_difference(score: float) -> float:
+    "The Elo difference a score implies: 400·log10(s / (1 - s)); ±inf for a score of 1 or 0."
+    if score <= 0 or score >= 1: return math.copysign(math.inf, score - 0.5)
+    return 400 * math.log10(score / (1 - score))
+
+def check_elo_difference(fn: Callable[[float], float]) -> bool:
+    """Check `fn(score) -> Elo difference`: 400·log10(s / (1 - s)) for a score s (the share of points, draws as half
+    points), +inf for a score of 1 and -inf for 0 (no finite difference explains a clean sweep), against the formula
+    the course uses (chapter 30's `protocol` prints it the same way)."""
+    def body(fn):
+        for score in ELO_SCORES:
+            try: got = _call(fn, (score,), lambda: f"score = {score}", _Returns("a number (the Elo difference)", _as_number))
+            except ExerciseFailed as e:
+                if 0 < score < 1 or e.error is None: raise
+                raise ExerciseFailed(f"{e}\nHINT: a score of 1 (every point) or 0 (none) has no finite Elo difference: "
+                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))", e.error) from None
+            expected = _elo_difference(score)
+            if got == expected or _close(got, expected): continue
+            hints = [_float32_hint([got], [expected])]
+            if 0 < score < 1:
+                if _close(got, 400 * math.log(score / (1 - score))): hints.append("use log10, not the natural log")
+                elif _close(got, -expected): hints.append("a score above 0.5 means a positive difference: s / (1 - s), "
+                                                          "not (1 - s) / s")
+                elif _close(got, 400 * math.log10(score)) or _close(got, 400 * math.log10(score / 0.5)):
+                    hints.append("the odds s / (1 - s) go in the log, not the score alone")
+                elif _close(got, expected / 400 * 200) or _close(got, expected * 2): hints.append("the scale is 400")
+            else: hints.append("a score of 1 (every point) or 0 (none) has no finite Elo difference: return "
+                               "math.inf or -math.inf rather than dividing by zero")
+            raise ExerciseFailed(f"score = {score}: expected {expected:.4f}, got {got:.4f}.\n\n"
+                                 + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
+        return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"
+    return _checking("check_elo_difference", fn, body)
+
 # %% ../nbs/34_exercises.ipynb #4f1a2bfc
 def _step(pair) -> tuple[int, str]:
     "An (iteration, stage) pair."
@@ -1474,41 +1399,116 @@ def check_plan(fn: Callable[[int], list]) -> bool:
         return "loop.plan for runs of 0, 1, 3 and 5 iterations"
     return _checking("check_plan", fn, body)
 
-# %% ../nbs/34_exercises.ipynb #a7dcedc1
-ELO_SCORES = (0.5, 0.75, 0.25, 0.64, 0.9, 0.99, 0.01, 0.3, 1.0, 0.0)
+# %% ../nbs/34_exercises.ipynb #ab2d5e7e
+LOSS_SCORE = -100  # the evaluation of a finished game, for its player to move (who has lost)
 
-def _elo_difference(score: float) -> float:
-    "The Elo difference a score implies: 400·log10(s / (1 - s)); ±inf for a score of 1 or 0."
-    if score <= 0 or score >= 1: return math.copysign(math.inf, score - 0.5)
-    return 400 * math.log10(score / (1 - score))
+def height_evaluation(state: State) -> int:
+    "A tiny evaluation for the player to move: the levels under their workers minus under the opponent's (-100: lost)."
+    if is_over(state): return LOSS_SCORE
+    mine, theirs = state.workers[state.player], state.workers[1 - state.player]
+    return sum(state.heights[c] for c in mine) - sum(state.heights[c] for c in theirs)
 
-def check_elo_difference(fn: Callable[[float], float]) -> bool:
-    """Check `fn(score) -> Elo difference`: 400·log10(s / (1 - s)) for a score s (the share of points, draws as half
-    points), +inf for a score of 1 and -inf for 0 (no finite difference explains a clean sweep), against the formula
-    the course uses (chapter 30's `protocol` prints it the same way)."""
+def reference_negamax(state: State, depth: int, alpha: float, beta: float, evaluate: Callable[[State], float]) -> float:
+    "The score of `state` for its player to move, searched `depth` plies with α-β cut-offs (after the setup phase)."
+    if depth == 0 or is_over(state): return evaluate(state)
+    best = -math.inf
+    for action in legal_actions(state):
+        score = -reference_negamax(apply(state, action), depth - 1, -beta, -alpha, evaluate)
+        best = max(best, score)
+        alpha = max(alpha, score)
+        if alpha >= beta: break  # the opponent will never allow this position: stop looking
+    return best
+
+def _minimax(state: State, depth: int, evaluate, negate: bool = True) -> float:
+    "Plain negamax (no cut-offs); with `negate=False`, the usual sign error."
+    if depth == 0 or is_over(state): return evaluate(state)
+    sign = -1 if negate else 1
+    return max(sign * _minimax(apply(state, a), depth - 1, evaluate, negate) for a in legal_actions(state))
+
+class _Counted:
+    "An evaluation that counts its calls (the leaves a search visits)."
+    def __init__(self, evaluate): self.evaluate, self.calls = evaluate, 0
+    def __call__(self, state):
+        self.calls += 1
+        return self.evaluate(state)
+
+NEGAMAX_CASES = (("1000021011020010102000001/2/C2,C4/B4,C1", 2), ("0113000101111000101000000/1/E4,C2/B5,A5", 2),
+                 ("1100012001130001200010000/1/C3,D5/A3,A5", 2), ("0000100001000110000310000/1/B1,E3/D1,D2", 2),
+                 ("2300000000000000000000000/1/A5,E1/E5,A1", 2), ("0040044000000000000000000/1/A5,B5/E1,A1", 3))
+# (position, depth): random-game positions where the sign matters, a win in one, a nearly walled-in player
+
+def _negamax_start(text: str) -> State: return parse_position(text)
+
+def check_negamax(fn: Callable) -> bool:
+    """Check `fn(state, depth, alpha, beta, evaluate) -> score`: depth-limited negamax with α-β cut-offs, called with
+    alpha = -inf, beta = +inf. `evaluate(state)` scores a position for its player to move (use it at depth 0 and on
+    finished games). The score must equal the minimax score, and the cut-offs must save at least half of the leaves
+    that plain minimax evaluates on these positions (all after the setup phase)."""
     def body(fn):
-        for score in ELO_SCORES:
-            try: got = _call(fn, (score,), lambda: f"score = {score}", _Returns("a number (the Elo difference)", _as_number))
-            except ExerciseFailed as e:
-                if 0 < score < 1 or e.error is None: raise
-                raise ExerciseFailed(f"{e}\nHINT: a score of 1 (every point) or 0 (none) has no finite Elo difference: "
-                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))", e.error) from None
-            expected = _elo_difference(score)
-            if got == expected or _close(got, expected): continue
-            hints = [_float32_hint([got], [expected])]
-            if 0 < score < 1:
-                if _close(got, 400 * math.log(score / (1 - score))): hints.append("use log10, not the natural log")
-                elif _close(got, -expected): hints.append("a score above 0.5 means a positive difference: s / (1 - s), "
-                                                          "not (1 - s) / s")
-                elif _close(got, 400 * math.log10(score)) or _close(got, 400 * math.log10(score / 0.5)):
-                    hints.append("the odds s / (1 - s) go in the log, not the score alone")
-                elif _close(got, expected / 400 * 200) or _close(got, expected * 2): hints.append("the scale is 400")
-            else: hints.append("a score of 1 (every point) or 0 (none) has no finite Elo difference: return "
-                               "math.inf or -math.inf rather than dividing by zero")
-            raise ExerciseFailed(f"score = {score}: expected {expected:.4f}, got {got:.4f}.\n\n"
-                                 + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
-        return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"
-    return _checking("check_elo_difference", fn, body)
+        leaves, minimax_leaves = 0, 0
+        for text, depth in NEGAMAX_CASES:
+            state = _negamax_start(text)
+            counted = _Counted(height_evaluation)
+            shown = lambda: f"{_show(state)}\ndepth = {depth}, alpha = -inf, beta = +inf, evaluate = height_evaluation"
+            got = _call(fn, (state, depth, -math.inf, math.inf, counted), shown, _Returns("a number (the score)", _as_number),
+                        keep=(3, None, None, None, None))  # `evaluate` counts its calls: it changes, as it should
+            full = _Counted(height_evaluation)
+            expected = _minimax(state, depth, full)
+            leaves, minimax_leaves = leaves + counted.calls, minimax_leaves + full.calls
+            if _close(got, expected): continue
+            hints = []
+            if got in (math.inf, -math.inf): hints.append("a finished game has no moves, so the loop leaves ±inf: "
+                                                          "return evaluate(state) when is_over(state)")
+            elif (mistake := _negamax_mistake(fn)) is not None: hints.append(mistake)
+            raise ExerciseFailed(
+                f"depth {depth}: expected the score {expected}, yours is {got}.\n\n{shown()}\n\n"
+                + _hints(hints, "the score is the best, over the moves, of minus the child's score; pass the window "
+                         "(-beta, -alpha) to the child; at depth 0 or a finished game return evaluate(state)"))
+        if leaves > minimax_leaves / 2:
+            raise ExerciseFailed(
+                f"the scores are right, but your search evaluated {leaves:,} leaves where plain minimax evaluates "
+                f"{minimax_leaves:,} (the course's α-β: {_reference_leaves():,}).\n\n"
+                + ("HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
+                   "alpha >= beta, and pass (-beta, -alpha) to the child" if leaves >= minimax_leaves else
+                   "HINT: some cut-offs happened, but too few: stop looping as soon as alpha >= beta (not only when "
+                   "alpha > beta: a move that only equals the best the opponent allows cannot change the result), and "
+                   "raise alpha after every move"))
+        return (f"minimax on {len(NEGAMAX_CASES)} positions, evaluating {leaves:,} leaves where plain minimax "
+                f"evaluates {minimax_leaves:,}")
+    return _checking("check_negamax", fn, body)
+
+_NEGATE_HINT = "negate the child's score: it is for the opponent (score = -negamax(child, depth - 1, -beta, -alpha, evaluate))"
+
+def _swapped_window(state: State, depth: int, alpha: float, beta: float, evaluate) -> float:
+    "α-β negamax with the usual window mistake: the child gets (-alpha, -beta) instead of (-beta, -alpha)."
+    if depth == 0 or is_over(state): return evaluate(state)
+    best = -math.inf
+    for action in legal_actions(state):
+        score = -_swapped_window(apply(state, action), depth - 1, -alpha, -beta, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+
+def _negamax_mistake(fn: Callable) -> str | None:
+    "The hint for a known mistake that `fn` makes on every case (one case alone can fit two mistakes), else None."
+    mistakes = ((_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
+                                  "bounds are ours negated, and negating swaps which one is the lower"),
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT),
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth - 1, evaluate),
+                 "your search looks one ply short: return evaluate(state) at depth 0, not at depth 1"))
+    def theirs(text, depth):  # under the checker's time limit: cases after the one that failed have not run yet
+        return _run_limited(lambda: fn(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation), TIME_LIMIT)
+    try: scores = [theirs(text, depth) for text, depth in NEGAMAX_CASES]
+    except (Exception, _TimedOut): return None  # it goes wrong another way on another case: no hint from here
+    for mistake, hint in mistakes:
+        if all(_close(score, mistake(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation))
+               for score, (text, depth) in zip(scores, NEGAMAX_CASES)): return hint
+    return None
+
+def _reference_leaves() -> int:
+    counted = _Counted(height_evaluation)
+    for text, depth in NEGAMAX_CASES: reference_negamax(_negamax_start(text), depth, -math.inf, math.inf, counted)
+    return counted.calls
 
 # %% ../nbs/34_exercises.ipynb #56b03ad6
 # Hand-built positions where one rule of Minotaur's move matters each (chapter 01b's notation: Minotaur to move).

@@ -88,6 +88,7 @@ def plies_before(state) -> int:
     "How many actions a game has played to reach `state` (placements, then one level built per move)."
     return sum(len(w) for w in state.workers) + sum(state.heights)
 
+# %% ../nbs/22_bench.ipynb #9ac9d883
 def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
     "One worker: warm up, time the network alone, then self-play, then the trees alone; send the counts to `queue`."
     try:
@@ -180,6 +181,7 @@ def cpu_path() -> str:
     import torch
     return f"{torch.backends.cpu.get_cpu_capability()}, bf16 {'native' if cpu_supports_bf16() else 'not native'}"
 
+# %% ../nbs/22_bench.ipynb #895e77db
 def run_bench(config: BenchConfig) -> dict:
     "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
     import multiprocessing, tempfile

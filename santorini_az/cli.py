@@ -162,6 +162,7 @@ def _run_errors():
     from santorini_az.rundir import RunError
     return (RunError, ValueError, OSError)  # OSError: a path that cannot be read or written, named in the message
 
+# %% ../nbs/33_cli.ipynb #faf84236
 @app.command()
 def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the default: a 2-core laptop: 40 iterations, 14 to 28 minutes; --hours 0.5 fills half an hour; int8 searches where the CPU has VNNI), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
@@ -219,6 +220,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
         typer.echo(f"warning: the report of {run.root} failed: {e}", err=True)
     typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {where}")
 
+# %% ../nbs/33_cli.ipynb #6c5b10b3
 @app.command()
 def report(run: str = typer.Argument(..., help="A run directory.")):
     "Draw the plots of a run (losses, arena, Elo, games/hour) as PNG files in RUN/report/."
@@ -227,6 +229,7 @@ def report(run: str = typer.Argument(..., help="A run directory.")):
     except _run_errors() as e: fail(str(e))
     for path in paths: typer.echo(str(path))
 
+# %% ../nbs/33_cli.ipynb #bbd1bb4f
 @app.command()
 def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
           second: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
@@ -247,6 +250,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result, gods))
 
+# %% ../nbs/33_cli.ipynb #d06d4621
 @app.command()
 def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the shipped network) or mcts (uniform prior)."),
              out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
@@ -264,6 +268,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
+# %% ../nbs/33_cli.ipynb #2537e00b
 @app.command()
 def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network."),
             checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
@@ -278,6 +283,7 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
     except _run_errors() as e: fail(str(e))
     Console().print(table)
 
+# %% ../nbs/33_cli.ipynb #03a3c4e1
 @app.command()
 def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior) or a checkpoint."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),

@@ -194,6 +194,7 @@ def check_settings(config, limits: dict = LIMITS) -> None:
         if key in CHOICES and value not in CHOICES[key]:
             raise ValueError(f"setting {key!r} must be one of {', '.join(CHOICES[key])}, got {value!r}")
 
+# %% ../nbs/24_config.ipynb #e2659d8a
 def check_device(config: RunConfig) -> None:
     """ValueError if the run asks for a GPU that torch does not see, for one with a backend that runs on the CPU, or for
     a number format or CUDA graphs that its backend and device cannot give."""
@@ -221,6 +222,7 @@ def check_device(config: RunConfig) -> None:
         raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no native bf16 (an Ampere or newer GPU has; "
                          "an older one only emulates it, slowly): keep fp32")
 
+# %% ../nbs/24_config.ipynb #82e3f63b
 def check_config(config: RunConfig) -> RunConfig:
     "`config` if every setting is of its type and in its range; else ValueError naming the first that is not."
     check_settings(config)
@@ -240,6 +242,7 @@ def check_config(config: RunConfig) -> RunConfig:
                                  f"use {', '.join(references)}")
     return config
 
+# %% ../nbs/24_config.ipynb #3fd2513a
 def god_references() -> tuple[str, ...]:
     "The reference opponents of a gods run (chapter 11d's)."
     from santorini_az.god_loop import GOD_REFERENCE_PLAYERS

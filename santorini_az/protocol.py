@@ -230,6 +230,7 @@ def _parse_option(tokens: list[str]) -> tuple[str, str]:
     if not matches: raise ProtocolError(f"unknown option {name!r}; options are {', '.join(OPTIONS)}")
     return matches[0], value
 
+# %% ../nbs/30_protocol.ipynb #55d5b6a1
 PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "uci: the engine's name and options, then uciok",
     "isready: load and compile what the options name, then readyok",
@@ -241,6 +242,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock; AlphaZero takes no depth)",
     "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
 
+# %% ../nbs/30_protocol.ipynb #bae976ae
 def _parse_position(tokens: list[str]) -> State | GodState:
     "The position of `position startpos [gods <god1> <god2>] | fen <notation> [moves ...]`."
     if not tokens: raise ProtocolError("position needs 'startpos' or 'fen <position>'")
@@ -257,6 +259,7 @@ def _parse_position(tokens: list[str]) -> State | GodState:
         state = play_move_text(state, text)
     return state
 
+# %% ../nbs/30_protocol.ipynb #bab52730
 CLOCK_WORDS = ("wtime", "btime", "winc", "binc", "movestogo")  # UCI's clock: player 1 is "w", player 2 is "b"
 MOVES_TO_GO = 30  # the moves a player's time is shared over when `movestogo` does not say
 
@@ -282,6 +285,7 @@ def _parse_go(tokens: list[str]) -> dict:
     if clock: budget["clock"] = clock
     return budget
 
+# %% ../nbs/30_protocol.ipynb #08b04a70
 def _go_number(word: str, value: str) -> int:
     """`value` as a whole number for `word`: from 1 to GO_MAX, or, for a clock's times, at most GO_MAX, a time below
     zero counting as 0 (a GUI's clock that ran a little over sends one)."""
@@ -296,6 +300,7 @@ def _go_number(word: str, value: str) -> int:
         raise ProtocolError(f"go {word} needs a positive integer of at most {GO_MAX}, got {value[:20]}")
     return number
 
+# %% ../nbs/30_protocol.ipynb #074ee1e5
 def clock_movetime(clock: dict, player: int) -> int:
     """The milliseconds `player` (0: wtime and winc, 1: btime and binc) spends on this move: its time shared over the
     moves to go, plus most of its increment, and never all that is left (50 ms stay for the answer to arrive)."""
@@ -464,6 +469,7 @@ def god_searcher(options: dict) -> GodSearcher:
     from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: exported once (the shipped one: to the user's cache)
     return CompiledGodSearcher(onnx_factory(path, threads, game="gods")())
 
+# %% ../nbs/30_protocol.ipynb #e725f34c
 def _searcher(self):
     "The searcher the Engine option names, made on first use (AlphaZero: with the network the Checkpoint option names)."
     if self.options["Engine"] == "alphabeta":
@@ -482,6 +488,7 @@ def _god_searcher(self) -> GodAlphaBeta | GodSearcher:
     if self.god_searcher is None: self.god_searcher = god_searcher(self.options)
     return self.god_searcher
 
+# %% ../nbs/30_protocol.ipynb #5cd3c765
 def _warm_up(self, searcher):
     """Run a tiny search with `searcher`, once: α-β's compiled functions load, the network runs for the first time.
     A fresh process's first search pays for them (from a third of a second to seconds), so `isready` does it."""
@@ -498,6 +505,7 @@ def _prepare(self):
     "What `isready` does: make the searchers the options name, mortal and god, and warm them up."
     for searcher in (self._searcher(), self._god_searcher()): self._warm_up(searcher)
 
+# %% ../nbs/30_protocol.ipynb #3db0e176
 def _go(self, args):
     received = time.perf_counter()  # `go movetime` counts from here, making the searcher included
     budget = _parse_go(args)
@@ -533,6 +541,7 @@ def _go(self, args):
                                    args=(searcher, state, kwargs, budget.get("infinite", False), received))
     self.thread.start()
 
+# %% ../nbs/30_protocol.ipynb #37d418b4
 def _search(self, searcher, state, kwargs, infinite, received):
     """The search thread: info lines, then bestmove (for `go infinite`, only after stop). A searcher that `isready` did
     not warm up warms up first, on the move's clock: `movetime` is the time from `received`, when `go` arrived."""
@@ -556,6 +565,7 @@ def _search(self, searcher, state, kwargs, infinite, received):
     self.answered.set()
     self.write(f"bestmove {move}")
 
+# %% ../nbs/30_protocol.ipynb #57c2d38d
 def _stop_search(self, wait: bool = True):
     "Stop a running search (it answers bestmove); with `wait`, until its thread has finished."
     self.stop_requested.set()

@@ -39,6 +39,7 @@ def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8) -> Non
     ax.set_ylim(low, high + (high - low) * room); ax.set_yticks(ticks)
     ax.legend(fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False)
 
+# %% ../nbs/26_report.ipynb #4523fe9a
 def plot_losses(ax, records):
     for key, label, style in [("policy_loss", "policy (train)", "-"), ("holdout_policy_loss", "policy (holdout)", "--"),
                               ("value_loss", "value (train)", "-"), ("holdout_value_loss", "value (holdout)", "--")]:
@@ -47,11 +48,13 @@ def plot_losses(ax, records):
     ax.set(title="losses", xlabel="iteration", ylabel="loss")
     legend_above(ax, ncol=2)
 
+# %% ../nbs/26_report.ipynb #b201e6d7
 def gate_line(arena: ArenaConfig) -> tuple[float, str]:
     "The arena panel's line for the run's gate, and its label: the fixed gate's threshold, or the sequential one's target."
     if arena.gate == "fixed": return arena.promote_threshold, f"gate {arena.promote_threshold:.0%}"
     return arena.gate_target, f"sequential gate's target {arena.gate_target:.0%}"
 
+# %% ../nbs/26_report.ipynb #08881ce0
 def plot_arena(ax, records, gate: tuple[float, str] = gate_line(ArenaConfig()), many: int = 30):
     """Each candidate's score against its champion with its 95% interval; promotions stand out; `gate`: the line of
     `gate_line`. Beyond `many` iterations a line shows the score pooled over recent iterations, and a band one
@@ -86,6 +89,7 @@ def plot_arena(ax, records, gate: tuple[float, str] = gate_line(ArenaConfig()), 
     ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
     legend_above(ax, ncol=2, room=0.45, fontsize=7)  # up to three rows of long labels
 
+# %% ../nbs/26_report.ipynb #1dea261b
 def plot_references(ax, records):
     keys = sorted({k for r in records if r.stage == "evaluate" for k in r.values if k.startswith("score_vs_")})
     for key in keys:
@@ -106,6 +110,7 @@ def plot_elo(ax, records):
     anchor = next((name for name, rating in tables[-1].items() if rating == 0), None) if tables else None
     ax.set(title=f"Elo ({anchor} = 0)" if anchor else "Elo", xlabel="iteration", ylabel="Elo")  # random, or uniform
 
+# %% ../nbs/26_report.ipynb #1f754bb5
 def plot_puzzles(ax, records):
     "The policy's accuracy on the solved positions of chapter 9a, per kind (runs made before them have none)."
     for key, label in [("puzzles_win1", "win in 1"), ("puzzles_win3", "win in 3"), ("puzzles_block", "must block")]:
@@ -116,6 +121,7 @@ def plot_puzzles(ax, records):
     else: ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal)",
                   ha="center", va="center", transform=ax.transAxes, color="gray")
 
+# %% ../nbs/26_report.ipynb #472143e4
 def plot_speed(ax, records):
     x, y = series(records, "selfplay", "games_per_hour")
     if len(x): ax.plot(x, y, marker="o")

@@ -184,6 +184,7 @@ def load_plan(path: Path) -> tuple[float | None, dict[int, dict]]:
         raise ValueError("not a plan: expected a JSON object with 'spent_seconds' and a list of 'plans'")
     return float(data["spent_seconds"]), {int(p["iteration"]): dict(p) for p in data["plans"]}
 
+# %% ../nbs/23_rundir.ipynb #441237ce
 class TimeBudget:
     "A run's `hours`: the wall-clock seconds spent across sessions and the plan made as each iteration starts (plan.json)."
 

@@ -66,7 +66,8 @@ def refuse_a_second_writer_then_kill(train_args: list, run_dir, records: int, wa
         time.sleep(0.05)
     proc.send_signal(signal.SIGSTOP)
     try:
-        second = train_resume(run_dir, timeout=120)
+        # refused before any work, so a forked CLI will do (its lock is its own open of the run's lock file)
+        second = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(run_dir)], cwd=run_dir.parent)
         assert second.returncode == 2 and f"is in use by pid {proc.pid}" in second.stderr, second.stderr
     finally:
         proc.send_signal(signal.SIGKILL)

@@ -314,7 +314,7 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     "`train --hours` without --iterations plans its iterations from their measured time; resume keeps the plan, a larger --hours extends it."
     run_dir = tmp_path / "budget"
     train = CLI + ["train", "--preset", "tiny", *quick_args(), "--run-dir", str(run_dir)]
-    done = subprocess.run(train + ["--hours", "0.003"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(train + ["--hours", "0.002"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "plan: iteration 1" in done.stdout and "time budget filled" in done.stdout, done.stdout
     assert re.search(r"the\s+stages\s+that\s+measure\s+took\s+\d+\.\d%", done.stdout), done.stdout  # may wrap
@@ -322,17 +322,17 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     assert json.loads(run.config_path.read_text())["iterations"] == 0
     plan_file = json.loads(run.plan_path.read_text())
     last = plan_file["plans"][-1]
-    assert last["last"] and last["budget_seconds"] == 10.8
+    assert last["last"] and last["budget_seconds"] == 7.2
     # usually two or more iterations; one on a machine so busy that the first took over half the budget
     assert max(r.iteration for r in run.records()) == last["iteration"] >= 1
     again = subprocess.run(train + ["--resume", "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and len(run.records()) == len(read_records(run.records_path))
     assert max(r.iteration for r in run.records()) == last["iteration"]  # the budget was used: nothing more
-    longer = subprocess.run(train + ["--resume", "--quiet", "--hours", "0.005"], cwd=tmp_path, capture_output=True,
+    longer = subprocess.run(train + ["--resume", "--quiet", "--hours", "0.003"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=300)
     assert longer.returncode == 0, longer.stdout + longer.stderr
     extended = json.loads(run.plan_path.read_text())
-    assert extended["plans"][-1]["last"] and extended["plans"][-1]["budget_seconds"] == 18.0
+    assert extended["plans"][-1]["last"] and extended["plans"][-1]["budget_seconds"] == 10.8
     assert max(r.iteration for r in run.records()) == extended["plans"][-1]["iteration"] > last["iteration"]
     assert extended["spent_seconds"] > plan_file["spent_seconds"]
     measured = [p for p in extended["plans"] if p["iteration"] >= 2]  # planned from the measured iterations before
@@ -447,12 +447,12 @@ def test_the_sequential_gate_plays_rounds_until_it_is_sure(tmp_path, monkeypatch
 def test_optimizer_state_survives_a_resume(tmp_path):
     "A run stopped after iteration 1's training and resumed trains iteration 2 exactly as an uninterrupted run does."
     config = tiny(2)
-    whole = run_training(tmp_path / "whole", config, progress=Progress(quiet=True))
+    whole = run_training(tmp_path / "whole", config, progress=Progress(quiet=True), stop_after=9)  # to (2, "train")
     cut = run_training(tmp_path / "cut", config, progress=Progress(quiet=True), stop_after=5)
     assert [(r.iteration, r.stage) for r in cut.records()][-1] == (1, "train")
     state = torch.load(cut.trainer_state(1), weights_only=True)
     assert state["step"] == config.train.steps_per_iteration and state["optimizer"]["state"]  # moments were saved
-    run_training(tmp_path / "cut", resume=True, progress=Progress(quiet=True))
+    run_training(tmp_path / "cut", resume=True, progress=Progress(quiet=True), stop_after=4)  # to (2, "train") too
     train = lambda run: [r.values for r in run.records() if r.stage == "train"][-1]
     a, b = train(whole), train(cut)
     assert a["step"] == b["step"] == 2 * config.train.steps_per_iteration
@@ -685,7 +685,10 @@ def damage_missing_checkpoint(run):
     run.checkpoint(1).unlink()
 
 
-@pytest.fixture(scope="session")  # made once per worker: the tests damage copies
+ONE_FINISHED_RUN = pytest.mark.xdist_group("finished_tiny_run")  # its tests on one worker: the run is made once
+
+
+@pytest.fixture(scope="session")  # made once per worker (ONE_FINISHED_RUN: once): the tests damage copies
 def finished_tiny_run(tmp_path_factory):
     "A finished one-iteration tiny run, made once; each test damages its own copy."
     root = tmp_path_factory.mktemp("finished") / "run"
@@ -693,6 +696,7 @@ def finished_tiny_run(tmp_path_factory):
     return root
 
 
+@ONE_FINISHED_RUN
 def test_a_run_starts_from_the_network_init_names(tmp_path, finished_tiny_run):
     "init=CHECKPOINT: the run's first network is that checkpoint's, weight for weight, and the run trains on from it."
     from santorini_az.network import load_checkpoint
@@ -703,6 +707,7 @@ def test_a_run_starts_from_the_network_init_names(tmp_path, finished_tiny_run):
     assert [r.stage for r in run.records()][-1] == "evaluate"  # and the run went on from there
 
 
+@ONE_FINISHED_RUN
 @pytest.mark.parametrize("damage, message", [
     (damage_records_emptied, "records self-play only up to iteration 0: the run's files disagree"),
     (damage_record_twice, "twice"),
@@ -729,6 +734,7 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
     assert after == before  # refused before any work: not a byte of the run changed
 
 
+@ONE_FINISHED_RUN
 @pytest.mark.parametrize("asked, message", [(["--preset", "gpu"], "was made with preset 'tiny'"),
                                             (["--net", "32x4"], "trains a 16x2 network")])
 def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
@@ -739,6 +745,7 @@ def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_ru
     assert {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()} == before
 
 
+@ONE_FINISHED_RUN
 def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
     import shutil
     root = tmp_path / "run"
@@ -750,11 +757,8 @@ def test_stale_temporaries_are_removed_on_resume(tmp_path, finished_tiny_run):
 
 def test_a_tiny_run_with_gumbel_at_the_root(tmp_path):
     "`--set selfplay.root_search=gumbel`: the engine plays Gumbel self-play, the run learns its improved policy."
-    done = subprocess.run(CLI + ["train", "--preset", "tiny", *quick_args(), "--iterations", "1", "--quiet", "--set",
-                                 "selfplay.root_search=gumbel", "--run-dir", str(tmp_path / "gumbel")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-    run = RunDirectory(tmp_path / "gumbel")
+    config = apply_overrides(tiny(1), ["selfplay.root_search=gumbel"])  # as `--set selfplay.root_search=gumbel` does
+    run = run_training(tmp_path / "gumbel", config, progress=Progress(quiet=True), stop_after=5)  # to iteration 1's training
     assert run.checkpoint(1).exists()
     assert json.loads((run.root / "config.json").read_text())["selfplay"]["root_search"] == "gumbel"
     with np.load(run.root / "replay.npz") as replay:

@@ -233,9 +233,11 @@ TREE_MEMORY_SHARE = 0.75  # the most of the machine's memory that search trees m
 
 def tree_memory_shortfall(max_nodes: int, games: int, available: int | None = None) -> str | None:
     "None if the trees fit in TREE_MEMORY_SHARE of `available` (this machine's memory); else what they need, for a message."
-    available = available or machine_memory()
-    if (need := tree_bytes(max_nodes, games)) <= TREE_MEMORY_SHARE * available: return None
-    return f"{need / 2**30:.0f} GiB for the search trees, more than this machine can give ({available / 2**30:.0f} GiB)"
+    available = machine_memory() if available is None else available
+    allowed = TREE_MEMORY_SHARE * available
+    if (need := tree_bytes(max_nodes, games)) <= allowed: return None
+    return (f"{need / 2**30:.1f} GiB for the search trees, more than the {allowed / 2**30:.1f} GiB they may take "
+            f"(three quarters of this machine's {available / 2**30:.0f} GiB)")
 
 # %% ../nbs/06_engine.ipynb #28520974
 @njit(cache=True)

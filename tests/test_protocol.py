@@ -625,7 +625,7 @@ def test_go_infinite_keeps_its_depth_and_a_position_refused_meanwhile_leaves_no_
 def test_an_alphazero_budget_whose_tree_would_not_fit_in_memory_is_refused():
     from santorini_az.game import initial_state
     from santorini_az.protocol import CompiledAlphaZeroSearcher
-    with pytest.raises(ValueError, match="GiB for the search trees, more than this machine can give"):
+    with pytest.raises(ValueError, match="GiB for the search trees, more than the .* GiB they may take"):
         CompiledAlphaZeroSearcher().search(initial_state(), nodes=2_000_000_000)
 
 

@@ -121,6 +121,14 @@ def api_page(site, browser):
     finally: page.close()
 
 
+@pytest.fixture
+def api(api_page):
+    "The shared page, its errors counted from this test's start: `api.new_errors()` are this test's own."
+    seen = len(api_page.errors)
+    api_page.new_errors = lambda: api_page.errors[seen:]
+    return api_page
+
+
 def wait_for_my_turn_or_end(page) -> dict:
     "Wait until the engine is idle and the position shown is final or the human's to play; return the game."
     try:
@@ -303,8 +311,8 @@ def test_missing_model_falls_back_to_the_uniform_search(site, browser):
     page.close()
 
 
-def test_browser_network_equals_onnxruntime(site, api_page, tmp_path):
-    page = api_page
+def test_browser_network_equals_onnxruntime(site, api, tmp_path):
+    page = api
     rng, state, positions = random.Random(3), initial_state(), []
     while (actions := state.legal_actions()) and len(positions) < 30:
         positions.append(format_position(state))
@@ -318,7 +326,7 @@ def test_browser_network_equals_onnxruntime(site, api_page, tmp_path):
     value_difference = np.abs(np.asarray(reply["value"]) - values).max()
     print(f"browser vs Python onnxruntime on {len(positions)} positions: policy {policy_difference:.1e}, value {value_difference:.1e}")
     assert policy_difference <= 1e-5 and value_difference <= 1e-5
-    assert not page.errors
+    assert not page.new_errors()
 
 
 def test_champion_swap_without_reload(site, browser):
@@ -432,12 +440,12 @@ def god_network_in_python(site, tmp_path):
     return engine, evaluate
 
 
-def test_the_browsers_god_search_is_pythons(site, api_page, tmp_path):
+def test_the_browsers_god_search_is_pythons(site, api, tmp_path):
     """The god network in the browser (the worker's 36 planes, onnxruntime-web) searches as chapter 03b does in
     CPython with onnxruntime on the same file, one leaf a batch and two batches out (as the worker keeps them): the same
     priors and value at the root, and the same visits."""
     engine, evaluate = god_network_in_python(site, tmp_path)
-    page = api_page
+    page = api
     for text in ("0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4", "0000001000012100001000000/2/atlas:B4,D2/minotaur:C4,C2"):
         browser_result = page.evaluate(f"(p) => ({BOUNDED})(window.santorini.godSearch(p, 150, 1, 1), {TIMEOUT_MS})", text)["result"]
         python = engine.run_god_turn(text, evaluate, in_flight=2, simulations=150, batch_size=1, decisions=1)
@@ -447,7 +455,7 @@ def test_the_browsers_god_search_is_pythons(site, api_page, tmp_path):
         by_text = lambda r: {m["text"]: (m["prior"], m["visits"]) for m in r["top_visits"]}
         for name, (prior, visits) in by_text(python_result).items():
             assert abs(by_text(browser_result)[name][0] - prior) <= 1e-5 and by_text(browser_result)[name][1] == visits, name
-    assert not page.errors
+    assert not page.new_errors()
 
 
 def wait_for_the_network_view(page) -> dict:
@@ -488,11 +496,11 @@ def test_the_network_view_of_a_god_turn_is_pythons(site, browser, tmp_path):
     page.close()
 
 
-def test_every_search_gets_an_answer(api_page):
+def test_every_search_gets_an_answer(api):
     """A search replaced by a newer one answers `stopped` (it used to answer nothing, and whoever asked waited forever);
     the network's view of a position (a search of no simulations, which the page asks for after each move) stops no
     search."""
-    page = api_page
+    page = api
     gods = "0000000000000000000000000/1/hermes:C3,D3/athena:B2,C4"
     ask_all = lambda calls: page.evaluate(f"""([gods, mortal]) => {{ const s = window.santorini;
         return ({BOUNDED})(Promise.all([{calls}]), {TIMEOUT_MS}); }}""", [gods, page.evaluate("window.santorini.game.positions[0]")])
@@ -506,4 +514,4 @@ def test_every_search_gets_an_answer(api_page):
           moves.push((await ({BOUNDED})(s.search(mortal, 16, 16, {temperature}, seed), {TIMEOUT_MS})).result.move);
         return moves; }}""", page.evaluate("window.santorini.game.positions[0]"))
     assert len(set(moves(1))) > 1 and len(set(moves(0))) == 1
-    assert not page.errors
+    assert not page.new_errors()

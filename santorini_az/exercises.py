@@ -412,6 +412,7 @@ EDGE_POSITIONS = {
     "the game is over: player 1 climbed": "2300000000000000000000000/2/B5,E1/E5,A1",
     "setup: the second placement": "0000000000000000000000000/1/C3/",
     "setup: player 2 places": "0000000000000000000000000/2/C3,B2/D4",
+    "setup: levels 1 and 2 take a worker, level 3 and a dome do not": "1234000000000000000000000/1//",
 }
 
 # %% ../nbs/34_exercises.ipynb #021665eb
@@ -437,7 +438,8 @@ def _extra_hint(state: State, action) -> str:
         if _malformed(action): return "a Placement is the number (0-24) of the cell the worker goes on"
         if not in_setup(state): return "once both of a player's workers are placed, the actions are moves, not placements"
         if action.cell in taken: return "a worker cannot be placed on a cell that already has a worker"
-        return "placements go on empty cells of level 0-2"
+        return ("placements go on empty cells of level 0-2: a worker placed on level 3 would count as a win that "
+                "never happened (has_climbed), and a dome (level 4) takes no worker")
     if not isinstance(action, Move): return "return the game's Placement and Move actions (chapter 1)"
     if in_setup(state): return "in the setup phase the only actions are placements: moves start once both workers are down"
     if _malformed(action):
@@ -457,8 +459,11 @@ def _extra_hint(state: State, action) -> str:
 def _missing_hint(state: State, action, got: set) -> str:
     """The usual mistake behind a legal action missing from the list `got`: the move's, when `got` has no build after
     the same move, else the build's."""
-    if isinstance(action, Placement): return "in the setup phase a worker may be placed on any empty cell"
+    if isinstance(action, Placement): return "in the setup phase a worker may be placed on any empty cell of level 0-2"
     here, heights = state.workers[state.player][action.worker], state.heights
+    if not got and any(heights[c] == WIN_LEVEL for c in state.workers[state.player]):
+        return ("the game is over only when the player who has just moved stands on level 3 (state.workers[1 - "
+                "state.player]); a worker of the player to move on level 3 did not climb there this turn, and moves on")
     moves = {(a.worker, a.to) for a in got if isinstance(a, Move)}
     if (action.worker, action.to) not in moves:  # the move itself is missing, whatever it builds
         level_moves = [a for a in legal_actions(state) if a.worker == action.worker and
@@ -825,6 +830,13 @@ def _not_finite_hint(label: str, logits, legal, got, row: int) -> str:
                 "so after subtracting it every legal exp underflows to 0 and the row divides 0 by 0 (nan). Subtract "
                 "the largest LEGAL logit (logits.masked_fill(~legal, float('-inf')).max(-1, keepdim=True).values), "
                 "or set the illegal logits to -inf and call torch.softmax, which does both")
+    shifted = (logits - legal_top[:, None]).exp() * legal  # the largest legal logit subtracted, the mask after the exp
+    if torch.equal(torch.isfinite(shifted / shifted.sum(-1, keepdim=True)), torch.isfinite(got)):
+        above = float((logits[row] - legal_top[row]).max())
+        return (f"inf × 0 = nan: in row {row} an illegal action's logit is {above:.0f} above the largest legal one, so "
+                "its exp overflows to inf even after subtracting the largest legal logit, and the mask (0) times inf "
+                "is nan. Mask before the exp: set the illegal logits to -inf (their exp is exactly 0), or call "
+                "torch.softmax on the masked logits")
     if label.startswith("large"):
         return ("exp overflows for large logits: subtract the row's largest legal logit first, or call torch.softmax "
                 "on the masked logits (it does this for you)")
@@ -914,6 +926,9 @@ def check_value_targets(fn: Callable[[list, int], list]) -> bool:
             if got in alternating:
                 hints.append("do not flip the sign per ply: in the setup phase a player places two workers in a row; "
                              "compare each position's player to move (state.player) with the winner")
+            elif got == [1.0 if s.player + 1 == winner else -1.0 for s in states]: hints.append(
+                "state.player and winner both count from 0 (0 is player 1 in notation): compare them as they are, "
+                "+1 where state.player == winner")
             elif all(v == got[0] for v in got): hints.append(
                 "that is the result from one player's view for every position: each target is for the player to move "
                 "there, +1 where state.player == winner, -1 where not")
@@ -922,8 +937,9 @@ def check_value_targets(fn: Callable[[list, int], list]) -> bool:
             elif set(got) - {1.0, -1.0}: hints.append("each target is +1 or -1: there are no draws in Santorini")
             s = states[ply]
             raise ExerciseFailed(
-                f"game {i + 1}, position {ply + 1} of {len(states)} (player {s.player + 1} to move, the game won by "
-                f"player {winner + 1}): expected {expected[ply]:+g}, got {got[ply]:+g}.\n\n{_show(s)}\n\n"
+                f"game {i + 1}, position {ply + 1} of {len(states)} (player {s.player + 1} to move: state.player = "
+                f"{s.player}; the game won by player {winner + 1}: winner = {winner}): expected {expected[ply]:+g}, got "
+                f"{got[ply]:+g}.\n\n{_show(s)}\n\n"
                 f"expected: {' '.join(f'{v:+g}' for v in expected[:16])}{' …' if len(expected) > 16 else ''}\n"
                 f"yours:    {' '.join(f'{v:+g}' for v in got[:16])}{' …' if len(got) > 16 else ''}\n\n"
                 + _hints(hints, "+1 where state.player == winner, -1 where not"))
@@ -947,6 +963,35 @@ def _scores(priors, visits, value_sums, c_puct, fpu_value, extra_n=1, fpu=True):
     return [((float(w) / int(n)) if n else (fpu_value if fpu else 0.0)) + c_puct * float(p) * math.sqrt(N) / (1 + int(n))
             for p, n, w in zip(priors, visits, value_sums)]
 
+def _mistaken_choice(formula: Callable, priors, visits, value_sums, c_puct: float, fpu_value: float) -> int:
+    "The edge that one of chapter 3's wrong PUCT formulas (`_SELECT_EDGE_MISTAKES`) selects on a node's arrays."
+    N, config = 1 + int(visits.sum()), SearchConfig(c_puct=c_puct, fpu_value=fpu_value)
+    return int(np.argmax([formula(float(p), int(n), float(w), N, config) for p, n, w in zip(priors, visits, value_sums)]))
+
+# The same wrong formulas, each with what to say in this exercise's terms (numpy arrays of the edges, no Node).
+_SELECT_EDGE_MISTAKES = tuple(zip((formula for formula, _ in _PUCT_MISTAKES), (
+    "N of the node is 1 + visits.sum(): it counts the node's own evaluation",
+    "divide the exploration term by 1 + visits, not by visits",
+    "an edge never visited has Q = fpu_value, not 0",
+    "value_sums are already from the view of the node's player: Q = value_sums / visits, with no sign change",
+    "Q is the mean value value_sums / visits, not the sum",
+    "multiply the exploration term by c_puct",
+    "the exploration term uses the square root of N"), strict=True))
+
+def _select_edge_mistakes(fn: Callable, answered: list, cases: list) -> list[str]:
+    """The hints of chapter 3's wrong formulas that choose as `fn` did on `answered` ((arrays, c_puct, fpu_value, edge)
+    tuples); where several do, `fn` is asked about `cases` ((arrays, c_puct, fpu_value)) too, to tell them apart."""
+    def consistent(formula, answers): return all(_mistaken_choice(formula, *a, c, f) == g for a, c, f, g in answers)
+    mistakes = [(formula, hint) for formula, hint in _SELECT_EDGE_MISTAKES if consistent(formula, answered)]
+    if len(mistakes) > 1:
+        more = []
+        for arrays, c_puct, fpu_value in cases:
+            try: more.append((arrays, c_puct, fpu_value,
+                              int(_run_limited(lambda: fn(*(a.copy() for a in arrays), c_puct, fpu_value), TIME_LIMIT))))
+            except (Exception, _TimedOut): break  # it goes wrong another way there: judge by what it answered
+        mistakes = [(formula, hint) for formula, hint in mistakes if consistent(formula, more)] or mistakes
+    return [hint for _, hint in mistakes]
+
 def check_select_edge(fn: Callable) -> bool:
     """Check `fn(priors, visits, value_sums, c_puct, fpu_value) -> edge`: the index of the edge PUCT selects
     (numpy arrays, one entry per edge; N of the node = 1 + visits.sum(); ties go to the lowest index), against
@@ -958,6 +1003,7 @@ def check_select_edge(fn: Callable) -> bool:
                                      for m in ("C3 D4 B2 D2", "C3 D4 B2 D2 C3>B3^C3 D2>C2^C3")]
         nodes = [node for root in roots for node in _expanded_nodes(root)[:20]]
         configs = ((1.25, 0.0), (2.5, -0.3))
+        answered = []  # (arrays, c_puct, fpu_value, the learner's edge) so far: a mistake must explain them all
         for i, node in enumerate(nodes):
             for c_puct, fpu_value in configs:
                 arrays = _edge_arrays(node)
@@ -969,25 +1015,22 @@ def check_select_edge(fn: Callable) -> bool:
                 got = _call(fn, tuple(a.copy() for a in arrays) + (c_puct, fpu_value), shown,
                             _Returns("an edge index (an int)", _as_index, hint="np.argmax gives an index; int(...) makes one"))
                 scores = _scores(*arrays, c_puct, fpu_value)
+                answered.append((arrays, c_puct, fpu_value, got))
                 if got == expected or (0 <= got < len(scores) and scores[got] != scores[expected]
                                        and math.isclose(scores[got], scores[expected], rel_tol=1e-12)): continue
                 hints = []
                 if 0 <= got < len(scores) and scores[got] == scores[expected]:
                     hints.append("several edges share the best score here: ties go to the LOWEST index (compare with "
                                  "`>`, not `>=`; np.argmax already takes the first maximum)")
-                else:
-                    for other, hint in ((_scores(*arrays, c_puct, fpu_value, extra_n=0),
-                                         "N of the node is 1 + visits.sum(): it counts the node's own evaluation"),
-                                        (_scores(*arrays, c_puct, fpu_value, fpu=False),
-                                         "an edge never visited has Q = fpu_value, not 0"),
-                                        (_scores(*arrays, 1.0, fpu_value), "multiply the exploration term by c_puct")):
-                        if got == int(np.argmax(other)):
-                            hints.append(hint)
-                            break
-                    if not 0 <= got < len(scores): hints.append("return a position in the arrays (0 to len(priors) - 1)")
+                elif not 0 <= got < len(scores): hints.append("return a position in the arrays (0 to len(priors) - 1)")
+                else:  # chapter 3's wrong formulas that choose as yours did, here and on the nodes before
+                    hints += _select_edge_mistakes(fn, answered, [(_edge_arrays(n), c, f) for n in nodes
+                                                                  for c, f in configs])[:1]
                 raise ExerciseFailed(
                     f"node {i + 1} of {len(nodes)}: PUCT selects edge {expected}, your function chose {got}.\n\n"
-                    f"{shown()}\n\n" + _edge_table(node, {"score": [s for s in scores]}, first=expected) + "\n\n"
+                    f"{shown()}\n\n" + _edge_table(node, {"score": [s for s in scores]}, first=expected) + "\n"
+                    + (f"your edge {got}: {_action_text(node.state, action_from_index(node.state, node.actions[got]))}, "
+                       f"score {scores[got]:.5f}\n" if 0 <= got < len(scores) else "") + "\n"
                     + _hints(hints, "score = Q + c_puct · P · √N / (1 + n), Q = W / n (fpu_value when n = 0), "
                              "N = 1 + visits.sum(); the highest score, the lowest index on ties"))
         return f"mcts.select_edge on {len(nodes)} nodes of real searches × {len(configs)} settings of (c_puct, fpu_value)"
@@ -1047,7 +1090,9 @@ def check_augment(fn: Callable) -> bool:
                                                    for a in np.flatnonzero(want_policy)[:6])
                 raise ExerciseFailed(
                     f"{where}: the {'planes differ' if not planes_ok else 'policy differs'}.\n\n{shown()}\n\n"
-                    + (f"expected policy (first moves): {shown_policy(want_policy)}\nyour policy there:            "
+                    + (f"the position under symmetry {s}, where the moves below are named:\n"
+                       f"{_show(transform_state(state, s))}\n\n"
+                       f"expected policy (first moves): {shown_policy(want_policy)}\nyour policy there:            "
                        f"{shown_policy(got_policy)}\n\n" if planes_ok else "")
                     + _hints(hints, "transform_policy(policy, s): the probability of action a moves to "
                              "ACTION_PERMUTATIONS[s][a]"))
@@ -1426,10 +1471,15 @@ def _minimax(state: State, depth: int, evaluate, negate: bool = True) -> float:
     return max(sign * _minimax(apply(state, a), depth - 1, evaluate, negate) for a in legal_actions(state))
 
 class _Counted:
-    "An evaluation that counts its calls (the leaves a search visits)."
-    def __init__(self, evaluate): self.evaluate, self.calls = evaluate, 0
+    """An evaluation that counts its calls: `calls` at the leaves a search visits, and, given the search's `root` and
+    `depth`, `calls_above` on positions above the leaves (to order moves, say). Every turn after the setup builds one
+    level, so a position `depth` turns below the root has `depth` levels more than it: a leaf, as is a finished game."""
+    def __init__(self, evaluate, root: State | None = None, depth: int = 0):
+        self.evaluate, self.calls, self.calls_above = evaluate, 0, 0
+        self.leaf_levels = None if root is None else sum(root.heights) + depth
     def __call__(self, state):
-        self.calls += 1
+        if self.leaf_levels is None or sum(state.heights) == self.leaf_levels or is_over(state): self.calls += 1
+        else: self.calls_above += 1
         return self.evaluate(state)
 
 NEGAMAX_CASES = (("1000021011020010102000001/2/C2,C4/B4,C1", 2), ("0113000101111000101000000/1/E4,C2/B5,A5", 2),
@@ -1445,16 +1495,16 @@ def check_negamax(fn: Callable) -> bool:
     finished games). The score must equal the minimax score, and the cut-offs must save at least half of the leaves
     that plain minimax evaluates on these positions (all after the setup phase)."""
     def body(fn):
-        leaves, minimax_leaves = 0, 0
+        leaves, minimax_leaves, above = 0, 0, 0
         for text, depth in NEGAMAX_CASES:
             state = _negamax_start(text)
-            counted = _Counted(height_evaluation)
+            counted = _Counted(height_evaluation, state, depth)
             shown = lambda: f"{_show(state)}\ndepth = {depth}, alpha = -inf, beta = +inf, evaluate = height_evaluation"
             got = _call(fn, (state, depth, -math.inf, math.inf, counted), shown, _Returns("a number (the score)", _as_number),
                         keep=(3, None, None, None, None))  # `evaluate` counts its calls: it changes, as it should
             full = _Counted(height_evaluation)
             expected = _minimax(state, depth, full)
-            leaves, minimax_leaves = leaves + counted.calls, minimax_leaves + full.calls
+            leaves, minimax_leaves, above = leaves + counted.calls, minimax_leaves + full.calls, above + counted.calls_above
             if _close(got, expected): continue
             hints = []
             if got in (math.inf, -math.inf): hints.append("a finished game has no moves, so the loop leaves ±inf: "
@@ -1464,17 +1514,22 @@ def check_negamax(fn: Callable) -> bool:
                 f"depth {depth}: expected the score {expected}, yours is {got}.\n\n{shown()}\n\n"
                 + _hints(hints, "the score is the best, over the moves, of minus the child's score; pass the window "
                          "(-beta, -alpha) to the child; at depth 0 or a finished game return evaluate(state)"))
+        ordering = f", and {above:,} positions above the leaves (to order moves, perhaps)" if above else ""
         if leaves > minimax_leaves / 2:
             raise ExerciseFailed(
                 f"the scores are right, but your search evaluated {leaves:,} leaves where plain minimax evaluates "
-                f"{minimax_leaves:,} (the course's α-β: {_reference_leaves():,}).\n\n"
-                + ("HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
+                f"{minimax_leaves:,} (the course's α-β: {_reference_leaves():,}){ordering}.\n\n"
+                + ("HINT: your search calls evaluate above the leaves: if that is to order the moves, ordering the last "
+                   "ply's moves by evaluate evaluates every leaf once to sort them, which is the work the cut-offs "
+                   "save. This exercise asks for the cut-offs alone: call evaluate at depth 0 and on finished games "
+                   "only (chapter 11's engine orders moves without evaluating them)" if above else
+                   "HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
                    "alpha >= beta, and pass (-beta, -alpha) to the child" if leaves >= minimax_leaves else
                    "HINT: some cut-offs happened, but too few: stop looping as soon as alpha >= beta (not only when "
                    "alpha > beta: a move that only equals the best the opponent allows cannot change the result), and "
                    "raise alpha after every move"))
         return (f"minimax on {len(NEGAMAX_CASES)} positions, evaluating {leaves:,} leaves where plain minimax "
-                f"evaluates {minimax_leaves:,}")
+                f"evaluates {minimax_leaves:,}{ordering}")
     return _checking("check_negamax", fn, body)
 
 _NEGATE_HINT = "negate the child's score: it is for the opponent (score = -negamax(child, depth - 1, -beta, -alpha, evaluate))"
@@ -1757,6 +1812,8 @@ def _random_god_games(count: int, seed: int, matchups: tuple[tuple[str, str], ..
 def _god_value_hints(players: list[int], winner: int | None, expected: list[float], got: list[float]) -> list[str]:
     "What a wrong list of god value targets most likely did."
     if winner is None: return ["the game was stopped by its length: a draw, 0 for every decision (winner is None)"]
+    if winner == 0 and all(v == 0 for v in got):
+        return ["winner 0 is player 1, a winner: `if not winner` takes it for a draw; test `winner is None`"]
     alternating = [[(-1.0) ** (len(got) - 1 - k) * sign for k in range(len(got))] for sign in (1.0, -1.0)]
     if got in alternating: return ["do not flip the sign per decision: a god's turn is several decisions of the same "
                                    "player (Artemis's second move, a second build), so compare each decision's player "
@@ -1829,6 +1886,20 @@ def _turns_text(state: GodState, turns, most: int = 10) -> str:
     names = sorted(format_turn(state, t) for t in turns)
     return (", ".join(names[:most]) + (f", … ({len(names)} in all)" if len(names) > most else "")) or "none"
 
+def _power_hints(state: GodState, missing: list) -> list[str]:
+    "The powers that the `missing` winning turns use, each as a hint: Pan's drop, Artemis's second step, a move onto an opponent."
+    board, me, god = state.board, state.player, state.gods[state.player]
+    moves = [[step for step in turn if step.kind == "move"] for turn in missing]
+    start = lambda steps: board.heights[board.workers[me][steps[0].worker]]  # the moving worker's level before the turn
+    hints = []
+    if god == "pan" and any(steps and start(steps) - board.heights[steps[-1].cell] >= 2 for steps in moves):
+        hints.append("Pan also wins by moving down two levels or more")
+    if god == "artemis" and any(len(steps) == 2 for steps in moves):
+        hints.append("Artemis's second step may be the one that climbs onto level 3")
+    if god in ("apollo", "minotaur") and any(steps and steps[0].cell in board.workers[1 - me] for steps in moves):
+        hints.append(f"{god.capitalize()} may move onto an opponent's cell: a climb there wins too")
+    return hints
+
 def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
     """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
     them) with which the player to move wins at once, in any order, against `god_winner` after the turn (a win by
@@ -1848,11 +1919,7 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
             if not missing and not extra and not twice: continue
             hints = ["list each winning turn once"] if twice else []
             god = state.gods[state.player]
-            if missing:  # the missing ones may be the power's
-                if god == "pan": hints.append("Pan also wins by moving down two levels or more")
-                if god == "artemis": hints.append("Artemis's second step may be the one that climbs onto level 3")
-                if god in ("apollo", "minotaur"): hints.append(f"{god.capitalize()} may move onto an opponent's cell: "
-                                                               "a climb there wins too")
+            hints += _power_hints(state, missing)
             if extra and "athena" in state.gods and god != "athena": hints.append(
                 "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
             if missing and any(not god_apply(state, t).won for t in missing): hints.append(
@@ -1957,7 +2024,8 @@ def check_power_tally(fn: Callable[[list], dict]) -> bool:
         matchups = tuple(pair for god in GODS[1:] for pair in ((god, "mortal"), ("mortal", god)))
         games = [(gods, winner) for gods, _, winner in _random_god_games(2 * len(matchups), seed=11, matchups=matchups)]
         shown = lambda god: "\n".join(f"  {gods}, winner = {winner}" for gods, winner in games if god in gods)
-        got = _call(fn, (list(games),), lambda: f"{len(games)} games, e.g. {games[:3]}",
+        draw = next(game for game in games if game[1] is None)
+        got = _call(fn, (list(games),), lambda: f"{len(games)} games, e.g. {games[:3]}, and draws such as {draw}",
                     _Returns("a dict: god -> (points, games)", _tally))
         expected = _god_tally(games)
         missing = sorted(set(expected) - set(got))

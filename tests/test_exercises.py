@@ -682,6 +682,70 @@ def wrong_negamax_one_ply_short(state, depth, alpha, beta, evaluate):
     return best
 WRONG['negamax_one_ply_short'] = ('check_negamax', wrong_negamax_one_ply_short, 'one ply short')
 
+# The mistakes a learner's review found the hints got wrong (2026-12-06): each now gets its own hint.
+def negamax_ordered_by_evaluate(state, depth, alpha, beta, evaluate):
+    "Correct α-β, its moves ordered by evaluating every child: the evaluations the cut-offs save are spent sorting."
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for child in sorted((state.apply(a) for a in state.legal_actions()), key=evaluate):
+        score = -negamax_ordered_by_evaluate(child, depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_ordered_by_evaluate'] = ('check_negamax', negamax_ordered_by_evaluate, 'calls evaluate above the leaves')
+
+def softmax_masked_after_the_exp(logits, legal):
+    largest_legal = logits.masked_fill(~legal, float("-inf")).max(-1, keepdim=True).values
+    e = (logits - largest_legal).exp() * legal  # an illegal logit far above the legal ones: inf × 0
+    return e / e.sum(-1, keepdim=True)
+WRONG['softmax_masked_after_the_exp'] = ('check_legal_softmax', softmax_masked_after_the_exp, 'inf × 0 = nan')
+
+def legal_placements_anywhere_free(state):
+    taken = {c for cells in state.workers for c in cells}
+    if len(state.workers[state.player]) < 2: return [Placement(c) for c in range(CELLS) if c not in taken]  # level 3, domes
+    return reference_legal_actions(state)
+WRONG['legal_placements_anywhere_free'] = ('check_legal_actions', legal_placements_anywhere_free, 'empty cells of level 0-2')
+
+def legal_none_once_the_mover_stands_high(state):
+    if any(state.heights[c] == 3 for c in state.workers[state.player]): return []  # the player to move, not the last mover
+    return reference_legal_actions(state)
+WRONG['legal_wrong_player_on_level_3'] = ('check_legal_actions', legal_none_once_the_mover_stands_high,
+                                          'only when the player who has just moved stands on level 3')
+
+WRONG['value_players_from_1'] = ('check_value_targets', lambda states, winner: [1.0 if s.player + 1 == winner else -1.0
+                                                                                 for s in states], 'both count from 0')
+WRONG['god_value_not_winner'] = ('check_god_value_targets', lambda players, winner: [0.0] * len(players) if not winner else
+                                 [1.0 if p == winner else -1.0 for p in players], 'test `winner is None`')
+
+def select_negated_q(priors, visits, value_sums, c_puct, fpu_value):
+    q = np.where(visits > 0, -value_sums / np.maximum(visits, 1), fpu_value)
+    return int(np.argmax(q + c_puct * priors * math.sqrt(1 + visits.sum()) / (1 + visits)))
+WRONG['select_negated_q'] = ('check_select_edge', select_negated_q, 'with no sign change')
+
+def select_divided_by_visits(priors, visits, value_sums, c_puct, fpu_value):
+    q = np.where(visits > 0, value_sums / np.maximum(visits, 1), fpu_value)
+    return int(np.argmax(q + c_puct * priors * math.sqrt(1 + visits.sum()) / np.maximum(visits, 1)))
+WRONG['select_divided_by_visits'] = ('check_select_edge', select_divided_by_visits, 'by 1 + visits, not by visits')
+
+def test_a_misplaced_policy_is_named_in_the_turned_position():
+    "The moves of a policy that did not turn are named in the position under the symmetry, and that position is shown."
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_augment(wrong_augment_policy_unturned)
+    message = str(failure.value)
+    assert "the position under symmetry 1, where the moves below are named:\n" in message, message
+    turned = message.split("where the moves below are named:\n")[1]
+    assert turned.index("notation: ") < turned.index("expected policy (first moves)")
+
+def test_the_tally_input_shows_a_draw():
+    def tally_without_draws(games):  # gods[None] raises on a draw
+        out = {}
+        for gods, winner in games:
+            god = gods[0] if gods[1] == "mortal" else gods[1]
+            points, played = out.get(god, (0.0, 0))
+            out[god] = (points + float(gods[winner] == god), played + 1)
+        return out
+    with pytest.raises(ExerciseFailed, match=r"and draws such as \(\('\w+', '\w+'\), None\)"):
+        exercises.check_power_tally(tally_without_draws)
+
 def test_a_changed_argument_is_shown_as_it_was_given():
     def normalises_in_place(actions, visits):
         total = sum(visits)

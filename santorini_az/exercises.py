@@ -313,6 +313,9 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
     if isinstance(error, OverflowError):
         return ("a number grew too large for a float (a power or an exp of a large number): scale first, e.g. divide "
                 "every visit count by the largest before raising it to the power 1 / temperature")
+    if isinstance(error, ZeroDivisionError):
+        return ("a division by zero: find the divisor that is 0 on this input (a temperature of 0, a sum or count of "
+                "nothing) and handle that case before dividing")
     if isinstance(error, RecursionError):
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
                 "finished game), each call a step closer")
@@ -1399,8 +1402,10 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
                 elif _close(got, 400 * math.log10(score)) or _close(got, 400 * math.log10(score / 0.5)):
                     hints.append("the odds s / (1 - s) go in the log, not the score alone")
                 elif _close(got, expected / 400 * 200) or _close(got, expected * 2): hints.append("the scale is 400")
+            elif math.isinf(got): hints.append("the sign at the ends: a score of 1 (every point) is +inf, a score of 0 "
+                                               "(none) is -inf: math.copysign(math.inf, score - 0.5)")
             else: hints.append("a score of 1 (every point) or 0 (none) has no finite Elo difference: return "
-                               "math.inf or -math.inf rather than dividing by zero")
+                               "math.inf or -math.inf, not a large finite number")
             raise ExerciseFailed(f"score = {score}: expected {expected:.4f}, got {got:.4f}.\n\n"
                                  + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
         return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"

@@ -726,6 +726,10 @@ def select_divided_by_visits(priors, visits, value_sums, c_puct, fpu_value):
     q = np.where(visits > 0, value_sums / np.maximum(visits, 1), fpu_value)
     return int(np.argmax(q + c_puct * priors * math.sqrt(1 + visits.sum()) / np.maximum(visits, 1)))
 WRONG['select_divided_by_visits'] = ('check_select_edge', select_divided_by_visits, 'by 1 + visits, not by visits')
+WRONG['elo_ends_swapped'] = ('check_elo_difference', lambda s: -math.inf if s >= 1 else math.inf if s <= 0 else
+                             400 * math.log10(s / (1 - s)), 'a score of 1 (every point) is +inf')
+WRONG['visit_policy_divides_by_temperature'] = ('check_visit_policy', lambda visits, t: [n ** (1 / t) / sum(m ** (1 / t) for m in visits)
+                                                                                         for n in visits], 'a temperature of 0')
 
 def test_a_misplaced_policy_is_named_in_the_turned_position():
     "The moves of a policy that did not turn are named in the position under the symmetry, and that position is shown."

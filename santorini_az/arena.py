@@ -210,8 +210,8 @@ def checkpoint_factory(path: Path | str, threads: int = 1) -> EvaluatorFactory:
     "The factory of the network in checkpoint `path`, checked now (ValueError naming the file if it is unusable)."
     from santorini_az.network import NetworkFactory, load_checkpoint  # torch: only for players that need a network
     path = Path(path)
-    if not path.is_file(): raise ValueError(f"no such checkpoint {str(path)!r}")
-    try: load_checkpoint(path)
+    if not path.exists(): raise ValueError(f"no such checkpoint {str(path)!r}")
+    try: load_checkpoint(path)  # a folder or a file of another kind: it says which
     except (OSError, ValueError) as e: raise ValueError(f"cannot load checkpoint {str(path)!r}: {e}") from None
     return NetworkFactory(checkpoint=str(path), threads=threads)
 

@@ -50,7 +50,7 @@ class BenchConfig:
     def __post_init__(self):
         "Settings are checked here, before any worker starts: each problem is one sentence naming it."
         if self.checkpoint is None: parse_net_size(self.net)  # a bad size fails here, not in the workers
-        elif not os.path.isfile(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
+        elif not os.path.exists(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
         if self.precision not in ("fp32", "bf16", "int8"):
             raise ValueError(f"precision must be fp32, bf16 or int8, got {self.precision!r}")
         resolve_device(self.device)  # 'cuda' without a GPU fails here

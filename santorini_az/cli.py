@@ -80,8 +80,11 @@ def moves_line(state: State | GodState) -> str:
 
 @app.command()
 def moves(positions: List[str] = typer.Argument(..., help="One or more positions in notation (or 'startpos'); god positions too.")):
-    "Print the legal moves of each POSITION, one line per position."
-    for text in positions: typer.echo(moves_line(read_position(text)))
+    "Print the legal moves of each POSITION, one line per position (empty, with a note on stderr, where the game is over)."
+    for text in positions:
+        line = moves_line(read_position(text))
+        if not line: typer.echo(f"{text}: the game is over in this position: no legal moves", err=True)
+        typer.echo(line)
 
 @app.command()
 def show(position: str = typer.Argument(..., help=POSITION_HELP)):
@@ -277,11 +280,12 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
             backend: str = _PLAYER_BACKEND):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
-    from santorini_az.play import inspect_position, inspect_table
+    from santorini_az.play import inspect_position, inspect_table, pv_line
     state = read_position(position)
-    try: table = inspect_table(inspect_position(state, checkpoint, sims, top, backend))
+    try: report = inspect_position(state, checkpoint, sims, top, backend)
     except _run_errors() as e: fail(str(e))
-    Console().print(table)
+    Console().print(inspect_table(report))
+    print("principal variation:", pv_line(report["pv"]))
 
 # %% ../nbs/33_cli.ipynb #03a3c4e1
 @app.command()
@@ -298,7 +302,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
     try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except (EOFError, KeyboardInterrupt): result = None
     except _run_errors() as e: fail(str(e))
-    typer.echo("game abandoned" if result is None else f"player {result + 1} wins")
+    typer.echo("game abandoned" if result is None else "you win" if result == side - 1 else "the engine wins")
 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()

@@ -156,6 +156,8 @@ def save_checkpoint(path: str | Path, model: SantoriniNet, **extra) -> None:
 def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
     "The metadata and tensors of the safetensors file at `path`."
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder, not a checkpoint: a run keeps its networks in checkpoints/iter-NNNN.safetensors")
     if not path.is_file(): raise CheckpointError(f"{path} is not a regular file")  # a FIFO would block the read
     if path.suffix == ".onnx": raise CheckpointError(f"{path} is an ONNX export: this needs the network's .safetensors checkpoint")
     if path.name.endswith(".trainer.pt"):

@@ -67,7 +67,7 @@ def parse_position(text: str) -> State:
     parts = text.split("/")
     if len(parts) != 4:
         raise NotationError(f"{text!r} is not a position: expected 4 parts separated by '/' "
-                            f"(board/player/player 1's workers/player 2's workers), like {START}")
+                            f"(board/player/player 1's workers/player 2's workers), like {START}, or startpos")
     heights, player = _parse_levels(parts[0]), _parse_player(parts[1])
     workers = (_parse_workers(parts[2], 0), _parse_workers(parts[3], 1))
     try: return State(heights, workers, player)

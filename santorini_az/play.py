@@ -221,11 +221,11 @@ def inspect_position(state: State | GodState, spec: str = "mcts", simulations: i
     return {"value": seen.value, "search_value": seen.search_value, "pv": seen.pv, "rows": seen.rows(top)}
 
 def inspect_table(report: dict):
-    "The inspection as a rich Table."
+    "The inspection as a rich Table (the principal variation, as long as it is, goes on a line of its own: `pv_line`)."
     from rich.table import Table
     title = (f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}   "
              "(for the player to move)")
-    table = Table(title=title, caption="principal variation: " + pv_line(report["pv"]))
+    table = Table(title=title)
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:
         table.add_row(r["move"], f"{r['prior']:.3f}", str(r["visits"]), f"{r['share']:.1%}",

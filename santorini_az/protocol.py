@@ -361,7 +361,8 @@ class EngineSession:
         if not tokens: return True
         command, args = tokens[0], tokens[1:]
         try:
-            if command == "quit":
+            if command == "quit":  # as end of input: a search with an end finishes first, `go infinite` is stopped
+                if self.thread is not None and not self.infinite: self.thread.join()
                 self._stop_search()
                 return False
             handler = getattr(self, f"_cmd_{command}", None)
@@ -592,8 +593,7 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
     session = EngineSession(write)
     for line in input:
         if not session.handle(line): return
-    if session.thread is not None and not session.infinite: session.thread.join()  # end of input: a search with an end finishes
-    session.handle("quit")
+    session.handle("quit")  # end of input: as quit, a search with an end finishes first
 
 # %% ../nbs/30_protocol.ipynb #0c84f0a3
 STARTUP_SECONDS = 120  # to start and get ready (isready compiles the α-β the first time), whatever a move's limit
@@ -728,8 +728,9 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
                 match.losses += winner != colour
                 match.games.append((position_text(opening), colour, winner, moves, note))
                 god = f" ({gods[colour]})" if gods else ""
-                if echo: echo(f"game {len(match.games)}: first engine plays player {colour + 1}{god}, "
-                              f"player {winner + 1} wins in {len(moves)} moves {note}")
+                if echo: echo(f"game {len(match.games)}: first engine plays player {colour + 1}{god}, the "
+                              f"{'first' if winner == colour else 'second'} engine (player {winner + 1}) wins in "
+                              f"{len(moves)} moves" + (f" {note}" if note else ""))
         return match
     finally:
         for engine in engines: engine.close()

@@ -30,23 +30,30 @@ def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.
     return np.array(x), np.array(y, dtype=float)
 
 # %% ../nbs/26_report.ipynb #cd2617b7
-def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8) -> None:
+def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8, twin=None) -> None:
     """The legend in a band added on top of the axes (`room`: its height, a fraction of the data's): curves that fill
-    the whole height leave no corner free for it. Nothing plotted (a run that has not trained yet): no legend."""
-    if not ax.get_legend_handles_labels()[0]: return
-    low, high = ax.get_ylim()
-    ticks = [t for t in ax.get_yticks() if low <= t <= high]  # the data's ticks, none in the band
-    ax.set_ylim(low, high + (high - low) * room); ax.set_yticks(ticks)
-    ax.legend(fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False)
+    the whole height leave no corner free for it. Nothing plotted (a run that has not trained yet): no legend. `twin`:
+    the axes of a second scale on the right (`ax.twinx()`), given the same band, its curves in the same legend."""
+    axes = [ax] if twin is None else [ax, twin]
+    handles = [handle for axis in axes for handle in axis.get_legend_handles_labels()[0]]
+    if not handles: return
+    for axis in axes:
+        low, high = axis.get_ylim()
+        ticks = [t for t in axis.get_yticks() if low <= t <= high]  # the data's ticks, none in the band
+        axis.set_ylim(low, high + (high - low) * room); axis.set_yticks(ticks)
+    ax.legend(handles=handles, fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False)
 
 # %% ../nbs/26_report.ipynb #4523fe9a
 def plot_losses(ax, records):
-    for key, label, style in [("policy_loss", "policy (train)", "-"), ("holdout_policy_loss", "policy (holdout)", "--"),
-                              ("value_loss", "value (train)", "-"), ("holdout_value_loss", "value (holdout)", "--")]:
-        x, y = series(records, "train", key)
-        if len(x): ax.plot(x, y, style, marker=".", label=label)
-    ax.set(title="losses", xlabel="iteration", ylabel="loss")
-    legend_above(ax, ncol=2)
+    "The policy losses on `ax`'s scale (left), the value losses on a second one (right); train solid, holdout dashed."
+    value_ax = ax.twinx()
+    for axis, head, colour in ((ax, "policy", "tab:blue"), (value_ax, "value", "tab:orange")):
+        for key, split, style in ((f"{head}_loss", "train", "-"), (f"holdout_{head}_loss", "holdout", "--")):
+            x, y = series(records, "train", key)
+            if len(x): axis.plot(x, y, style, marker=".", color=colour, label=f"{head} ({split})")
+        axis.set_ylabel(f"{head} loss", color=colour)
+    ax.set(title="losses", xlabel="iteration")
+    legend_above(ax, ncol=2, twin=value_ax)
 
 # %% ../nbs/26_report.ipynb #b201e6d7
 def gate_line(arena: ArenaConfig) -> tuple[float, str]:

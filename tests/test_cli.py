@@ -1,4 +1,5 @@
 "The console script, run as a real process."
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ def test_moves_one_line_per_position():
     assert lines[0].split() == sorted(f"{f}{r}" for f in "ABCDE" for r in "12345")
     assert lines[1].split() == sorted(lines[1].split()) and all(">" in m and "^" in m for m in lines[1].split())
     assert lines[2] == ""
+    assert result.stderr == f"{finished}: the game is over in this position: no legal moves\n", result.stderr  # said once
 
 
 def test_show_reports_result():
@@ -33,7 +35,8 @@ def test_show_reports_result():
 
 
 @pytest.mark.parametrize("args, culprit", [
-    (("show", "garbage"), "'garbage' is not a position"), (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
+    (("show", "garbage"), "'garbage' is not a position"), (("moves", "stratpos"), "/1//, or startpos"),
+    (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
     (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
     (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'"),
     (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist")])
@@ -97,6 +100,9 @@ def test_a_god_match_between_two_engines():
     assert starting == "starting the engines ..."
     assert lines[0].startswith("game 1: first engine plays player 1 (apollo)")
     assert lines[1].startswith("game 2: first engine plays player 2 (pan)")
+    for line in lines[:2]:  # which engine won, named, and its player agrees with it
+        seat, which, winner = re.search(r"plays player (\d).*, the (first|second) engine \(player (\d)\) wins in \d+ moves", line).groups()
+        assert (which == "first") == (seat == winner), line
     assert "forfeits" not in result.stdout
     assert "(apollo as player 1, pan as player 2): +" in lines[-1] and "in 2 games" in lines[-1], lines[-1]
     assert lines[-1].startswith(f"{engine} [Engine=alphazero] vs {engine} [Engine=alphazero] ("), lines[-1]  # options named

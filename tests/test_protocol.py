@@ -655,13 +655,17 @@ def test_go_with_a_clock_answers_within_its_share():
 
 
 def test_piped_commands_wait_for_a_search_with_an_end():
-    "Commands piped after a finite go wait for its bestmove (none is refused), and end of input lets it finish."
+    "Commands piped after a finite go wait for its bestmove (none is refused), and quit or end of input lets it finish."
     two_searches = ("position startpos moves C3 D4 B2 D2\ngo depth 2\n"
                     "position startpos moves C3 D4 B2 E5\ngo depth 2\nquit\n")
     done = subprocess.run(ENGINE_ARGS, input=two_searches, capture_output=True, text=True, timeout=120)
     assert len([l for l in done.stdout.splitlines() if l.startswith("bestmove")]) == 2, done.stdout
     assert "error" not in done.stdout, done.stdout
-    cut_off = subprocess.run(ENGINE_ARGS, input="position startpos moves C3 D4 B2 D2\ngo depth 3\n",  # then end of input
-                             capture_output=True, text=True, timeout=120)
-    depths = [l.split()[2] for l in cut_off.stdout.splitlines() if l.startswith("info depth")]
-    assert depths == ["1", "2", "3"] and cut_off.stdout.splitlines()[-1].startswith("bestmove "), cut_off.stdout
+    for end in ("", "quit\n"):  # end of input, or quit at once: the search with an end finishes either way
+        piped = subprocess.run(ENGINE_ARGS, input="position startpos moves C3 D4 B2 D2\ngo depth 3\n" + end,
+                               capture_output=True, text=True, timeout=120)
+        depths = [l.split()[2] for l in piped.stdout.splitlines() if l.startswith("info depth")]
+        assert depths == ["1", "2", "3"] and piped.stdout.splitlines()[-1].startswith("bestmove "), (end, piped.stdout)
+    nodes = subprocess.run(ENGINE_ARGS, input="setoption name Engine value alphazero\nposition startpos\ngo nodes 200\nquit\n",
+                           capture_output=True, text=True, timeout=120)
+    assert " nodes 200 " in nodes.stdout and nodes.stdout.splitlines()[-1].startswith("bestmove "), nodes.stdout

@@ -544,6 +544,9 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
     (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes nodes <n>, depth <d>"),
     (["bench", "--checkpoint", "bad.safetensors", "--seconds", "1"], "bad.safetensors is not a readable safetensors file"),
+    (["inspect", "startpos", "--checkpoint", "."], ". is a folder, not a checkpoint: a run keeps its networks in checkpoints/"),
+    (["export", ".", "--out", "m.onnx"], ". is a folder, not a checkpoint"),  # a run directory given for its network
+    (["bench", "--checkpoint", ".", "--seconds", "1"], ". is a folder, not a checkpoint"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")

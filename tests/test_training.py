@@ -939,7 +939,8 @@ def test_the_report_of_a_run_that_has_not_trained_yet_warns_of_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fig = report_figure([])
-    assert len([ax for ax in fig.axes if ax.axison]) == len(PANELS)
+    drawn = {ax.get_position().bounds for ax in fig.axes if ax.axison}  # a panel's second scale (twinx) shares its place
+    assert len(drawn) == len(PANELS)
     plt.close(fig)
 
 
@@ -953,6 +954,10 @@ def test_the_report_counts_iterations_in_whole_numbers():
     fig = report_figure(records)
     for ax, name in zip(fig.axes, PANELS):
         if name != "time": assert all(float(t).is_integer() for t in ax.get_xticks()), (name, ax.get_xticks())
+    losses, value_scale = fig.axes[0], fig.axes[-1]  # the grid's first panel, and the twin made for it after the grid
+    assert value_scale.get_ylabel() == "value loss" and losses.get_ylabel() == "policy loss"
+    assert value_scale.get_ylim()[0] <= 0.3 <= value_scale.get_ylim()[1] and losses.get_ylim()[0] > 2  # each on its own scale
+    assert [t.get_text() for t in losses.get_legend().get_texts()] == ["policy (train)", "value (train)"]  # one legend, both
     plt.close(fig)
 
 

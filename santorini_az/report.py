@@ -99,9 +99,11 @@ def plot_arena(ax, records, gate: tuple[float, str] = gate_line(ArenaConfig()), 
 # %% ../nbs/26_report.ipynb #1dea261b
 def plot_references(ax, records):
     keys = sorted({k for r in records if r.stage == "evaluate" for k in r.values if k.startswith("score_vs_")})
-    for key in keys:
+    for k, key in enumerate(keys):  # the first drawn widest: equal scores show one inside the next
         x, y = series(records, "evaluate", key)
-        ax.plot(x, y, marker="o", ms=3 if len(x) > 30 else 6, label=key[len("score_vs_"):])
+        wider = len(keys) - 1 - k
+        if len(x) > 30: ax.plot(x, y, lw=1 + 0.8 * wider, label=key[len("score_vs_"):])  # many points: lines
+        else: ax.plot(x, y, marker="o", mfc="none", mew=1.5, ms=4 + 2.5 * wider, label=key[len("score_vs_"):])  # rings
     ax.set(title="score vs reference opponents", xlabel="iteration", ylabel="score", ylim=(-0.05, 1.05))
     legend_above(ax)
 

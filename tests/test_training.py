@@ -961,6 +961,18 @@ def test_the_report_counts_iterations_in_whole_numbers():
     plt.close(fig)
 
 
+def test_references_with_equal_scores_stay_visible():
+    "Three α-β references at 0 on the same iterations: rings that narrow one inside the next, each colour showing."
+    import matplotlib.pyplot as plt
+    from santorini_az.report import report_figure
+    records = [Record("evaluate", i, 1.0, 0.0, {f"score_vs_alphabeta{d}": 0.0 for d in (1, 2, 4)}) for i in (2, 4, 6)]
+    fig = report_figure(records, panels=("references",))
+    sizes = [line.get_markersize() for line in fig.axes[0].lines]
+    assert len(sizes) == 3 and sizes[0] > sizes[1] > sizes[2], sizes
+    assert all(line.get_markerfacecolor() == "none" for line in fig.axes[0].lines)  # rings: the inner ones do not hide them
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("optimizer", ["adamw", "sgd"])
 def test_the_weight_decay_setting_reaches_the_optimiser_and_shrinks_the_weights(optimizer):
     """train.weight_decay: given to either optimiser, and with a zero gradient one step shrinks every weight by lr * wd

@@ -314,8 +314,7 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
         return ("a number grew too large for a float (a power or an exp of a large number): scale first, e.g. divide "
                 "every visit count by the largest before raising it to the power 1 / temperature")
     if isinstance(error, ZeroDivisionError):
-        return ("a division by zero: find the divisor that is 0 on this input (a temperature of 0, a sum or count of "
-                "nothing) and handle that case before dividing")
+        return "a division by zero: find the divisor that is 0 on this input (above) and handle that case before dividing"
     if isinstance(error, RecursionError):
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
                 "finished game), each call a step closer")
@@ -905,6 +904,13 @@ def _random_games(count: int, seed: int) -> list[tuple[list[State], int]]:
         games.append((states, 1 - state.player))
     return games
 
+def _on_every_game(fn: Callable, games: list, mistake: Callable) -> bool:
+    """Does `fn(items, winner)` answer as `mistake` does on every one of `games` ((items, winner) pairs)? A mistake
+    that one game's answer fits may be another mistake's on that game: all of them tell them apart."""
+    try: return all(list(_run_limited(lambda: fn(list(items), winner), TIME_LIMIT)) == mistake(list(items), winner)
+                    for items, winner in games)
+    except (Exception, _TimedOut): return False  # it goes wrong another way on some game
+
 def check_value_targets(fn: Callable[[list, int], list]) -> bool:
     """Check `fn(states, winner) -> targets`: for each position of a finished game (`states`, the positions where a
     move was chosen, setup included), +1 if its player to move went on to win, -1 if not, against
@@ -929,9 +935,9 @@ def check_value_targets(fn: Callable[[list, int], list]) -> bool:
             if got in alternating:
                 hints.append("do not flip the sign per ply: in the setup phase a player places two workers in a row; "
                              "compare each position's player to move (state.player) with the winner")
-            elif got == [1.0 if s.player + 1 == winner else -1.0 for s in states]: hints.append(
-                "state.player and winner both count from 0 (0 is player 1 in notation): compare them as they are, "
-                "+1 where state.player == winner")
+            elif _on_every_game(fn, games, lambda states, winner: [1.0 if s.player + 1 == winner else -1.0 for s in states]):
+                hints.append("state.player and winner both count from 0 (0 is player 1 in notation): compare them as "
+                             "they are, +1 where state.player == winner")
             elif all(v == got[0] for v in got): hints.append(
                 "that is the result from one player's view for every position: each target is for the player to move "
                 "there, +1 where state.player == winner, -1 where not")
@@ -1405,7 +1411,7 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
             elif math.isinf(got): hints.append("the sign at the ends: a score of 1 (every point) is +inf, a score of 0 "
                                                "(none) is -inf: math.copysign(math.inf, score - 0.5)")
             else: hints.append("a score of 1 (every point) or 0 (none) has no finite Elo difference: return "
-                               "math.inf or -math.inf, not a large finite number")
+                               "math.inf or -math.inf (math.copysign(math.inf, score - 0.5))")
             raise ExerciseFailed(f"score = {score}: expected {expected:.4f}, got {got:.4f}.\n\n"
                                  + _hints(hints, "Elo difference = 400 · log10(s / (1 - s))"))
         return f"400·log10(s / (1 - s)) on {len(ELO_SCORES)} scores, 0 and 1 included"
@@ -1527,8 +1533,8 @@ def check_negamax(fn: Callable) -> bool:
                 + ("HINT: your search calls evaluate above the leaves: if that is to order the moves, ordering the last "
                    "ply's moves by evaluate evaluates every leaf once to sort them, which is the work the cut-offs "
                    "save. This exercise asks for the cut-offs alone: call evaluate at depth 0 and on finished games "
-                   "only (chapter 11's engine orders moves without evaluating them)" if above else
-                   "HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
+                   "only (chapter 11's engine orders moves without evaluating them)" if above and leaves < minimax_leaves
+                   else "HINT: no cut-offs happened: update alpha = max(alpha, score) after each move, stop looping once "
                    "alpha >= beta, and pass (-beta, -alpha) to the child" if leaves >= minimax_leaves else
                    "HINT: some cut-offs happened, but too few: stop looping as soon as alpha >= beta (not only when "
                    "alpha > beta: a move that only equals the best the opponent allows cannot change the result), and "
@@ -1814,10 +1820,13 @@ def _random_god_games(count: int, seed: int, matchups: tuple[tuple[str, str], ..
         games.append((gods, players, winner))
     return games
 
-def _god_value_hints(players: list[int], winner: int | None, expected: list[float], got: list[float]) -> list[str]:
-    "What a wrong list of god value targets most likely did."
+def _god_value_hints(players: list[int], winner: int | None, expected: list[float], got: list[float],
+                     fn: Callable | None = None, games: list = ()) -> list[str]:
+    "What a wrong list of god value targets most likely did (`fn` and all the `games`: to tell two mistakes apart)."
     if winner is None: return ["the game was stopped by its length: a draw, 0 for every decision (winner is None)"]
-    if winner == 0 and all(v == 0 for v in got):
+    if winner == 0 and all(v == 0 for v in got) and fn is not None and _on_every_game(
+            fn, [(players, winner) for _, players, winner in games],
+            lambda players, winner: [0.0] * len(players) if not winner else [1.0 if p == winner else -1.0 for p in players]):
         return ["winner 0 is player 1, a winner: `if not winner` takes it for a draw; test `winner is None`"]
     alternating = [[(-1.0) ** (len(got) - 1 - k) * sign for k in range(len(got))] for sign in (1.0, -1.0)]
     if got in alternating: return ["do not flip the sign per decision: a god's turn is several decisions of the same "
@@ -1852,7 +1861,7 @@ def check_god_value_targets(fn: Callable[[list, int | None], list]) -> bool:
                 f"{expected[k]:+g}, got {got[k]:+g}.\n\n{shown()}\n\n"
                 f"expected: {' '.join(f'{v:+g}' for v in expected[:16])}{' …' if len(expected) > 16 else ''}\n"
                 f"yours:    {' '.join(f'{v:+g}' for v in got[:16])}{' …' if len(got) > 16 else ''}\n\n"
-                + _hints(_god_value_hints(players, winner, expected, got),
+                + _hints(_god_value_hints(players, winner, expected, got, fn, games),
                          "+1 where players[k] == winner, -1 where not; 0 for every decision when winner is None"))
         draws = sum(winner is None for _, _, winner in games)
         return f"the value targets of game_examples on {len(games)} random god games ({draws} of them draws by length)"

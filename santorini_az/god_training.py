@@ -27,7 +27,7 @@ from .god_search import (GodTreeNode, god_search_player, play_god_match, random_
                                      terminal_value)
 from .gods import GODS
 from .mcts import Search, SearchConfig, choose_action, node_value
-from .network import BOARD, ConvBN, NetConfig, SantoriniNet
+from .network import BOARD, ConvBN, NetConfig, SantoriniNet, folder_given
 from .replay import Examples
 from .rundir import RunError
 
@@ -70,6 +70,7 @@ def save_god_checkpoint(path: str | Path, model: GodNet, **extra) -> None:
 def load_god_checkpoint(path: str | Path) -> tuple[GodNet, dict]:
     "The god network saved at `path` (on the CPU, in eval mode) and its extra metadata; RunError if it is not one."
     path = Path(path)
+    if path.is_dir(): raise RunError(folder_given(path))
     if not path.is_file(): raise RunError(f"no god network checkpoint at {path}")
     if path.suffix == ".onnx": raise RunError(f"{path} is an ONNX export: god positions here read a god network's "
                                               ".safetensors checkpoint (the .onnx is for the browser app)")

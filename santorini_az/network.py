@@ -30,9 +30,9 @@ from .mcts import legal_priors
 # %% auto #0
 __all__ = ['net_sizes', 'BOARD', 'CHECKPOINT_FORMAT', 'CHECKPOINT_VERSION', 'NetConfig', 'parse_net_size', 'ConvBN',
            'ResidualBlock', 'SantoriniNet', 'random_planes', 'count_parameters', 'CheckpointError', 'save_checkpoint',
-           'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16', 'cuda_supports_bf16',
-           'resolve_device', 'resolve_precision', 'BatchGraphs', 'NetworkEvaluator', 'NetworkFactory',
-           'measure_throughput', 'policy_value']
+           'folder_given', 'load_checkpoint', 'fold_conv_bn', 'fold_batchnorm', 'cpu_supports_bf16',
+           'cuda_supports_bf16', 'resolve_device', 'resolve_precision', 'BatchGraphs', 'NetworkEvaluator',
+           'NetworkFactory', 'measure_throughput', 'policy_value']
 
 # %% ../nbs/04_network.ipynb #9e2a618f
 @dataclass(frozen=True)
@@ -153,11 +153,14 @@ def save_checkpoint(path: str | Path, model: SantoriniNet, **extra) -> None:
     with atomic_path(path) as temporary: save_file(tensors, temporary, metadata=metadata)
 
 # %% ../nbs/04_network.ipynb #bda7de88
+def folder_given(path: Path) -> str:
+    "What to say of a folder given for a checkpoint (a run directory, most likely)."
+    return f"{path} is a folder, not a checkpoint: a run keeps its networks in checkpoints/iter-NNNN.safetensors"
+
 def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
     "The metadata and tensors of the safetensors file at `path`."
     if not path.exists(): raise FileNotFoundError(f"no checkpoint at {path}")
-    if path.is_dir():
-        raise CheckpointError(f"{path} is a folder, not a checkpoint: a run keeps its networks in checkpoints/iter-NNNN.safetensors")
+    if path.is_dir(): raise CheckpointError(folder_given(path))
     if not path.is_file(): raise CheckpointError(f"{path} is not a regular file")  # a FIFO would block the read
     if path.suffix == ".onnx": raise CheckpointError(f"{path} is an ONNX export: this needs the network's .safetensors checkpoint")
     if path.name.endswith(".trainer.pt"):

@@ -48,6 +48,9 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
         if spec.endswith(".onnx") or (backend != "torch" and not is_reference(spec)):
             from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the network exported to ONNX
             path = CHAMPION if spec == "champion" else Path(spec)
+            if path.is_dir():
+                from santorini_az.network import folder_given
+                raise ValueError(folder_given(path))
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
             return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8", game="mortal"), simulations)
         return player_from_spec(spec, simulations)
@@ -209,6 +212,9 @@ def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
     from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
     path = GOD_CHAMPION if spec == "champion" else Path(spec)
+    if path.is_dir():
+        from santorini_az.network import folder_given
+        raise RunError(folder_given(path))
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion' or 'mcts')")
     return god_network_evaluator(load_god_checkpoint(path)[0])
 

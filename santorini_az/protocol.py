@@ -240,7 +240,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
     "go wtime MS btime MS [winc MS binc MS] [movestogo N]: a clock; the move takes its share of the player's time",
     "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock; AlphaZero takes no depth)",
-    "stop: end the search now (its bestmove follows); help: this list; quit: end the session")
+    "stop: end the search now (its bestmove follows); help: this list; quit: end the session (after a search with an end; a go infinite is stopped)")
 
 # %% ../nbs/30_protocol.ipynb #bae976ae
 def _parse_position(tokens: list[str]) -> State | GodState:

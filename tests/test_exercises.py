@@ -729,7 +729,28 @@ WRONG['select_divided_by_visits'] = ('check_select_edge', select_divided_by_visi
 WRONG['elo_ends_swapped'] = ('check_elo_difference', lambda s: -math.inf if s >= 1 else math.inf if s <= 0 else
                              400 * math.log10(s / (1 - s)), 'a score of 1 (every point) is +inf')
 WRONG['visit_policy_divides_by_temperature'] = ('check_visit_policy', lambda visits, t: [n ** (1 / t) / sum(m ** (1 / t) for m in visits)
-                                                                                         for n in visits], 'a temperature of 0')
+                                                                                         for n in visits], 'a division by zero')
+
+# ... and the mistakes those hints must not be given to (the review of the change, 2026-12-06)
+def negamax_evaluating_every_node(state, depth, alpha, beta, evaluate):
+    "No cut-offs, and evaluate called at every node (not to order moves): the no-cut-offs hint, not the ordering one."
+    score = evaluate(state)
+    if depth == 0 or state.is_over(): return score
+    return max(-negamax_evaluating_every_node(state.apply(a), depth - 1, -beta, -alpha, evaluate) for a in state.legal_actions())
+WRONG['negamax_evaluating_every_node'] = ('check_negamax', negamax_evaluating_every_node, 'no cut-offs happened')
+WRONG['value_always_minus_one'] = ('check_value_targets', lambda states, winner: [-1.0] * len(states),
+                                   'each target is for the player to move')
+
+def test_hints_named_only_for_the_mistake_made():
+    "All zeros is not `if not winner`, always -1 is not counting from 1, nan is not a large finite number."
+    for checker, fn, not_said in [
+            ('check_god_value_targets', lambda players, winner: [0.0] * len(players), 'if not winner'),
+            ('check_value_targets', lambda states, winner: [-1.0] * len(states), 'count from 0'),
+            ('check_value_targets', lambda states, winner: [1.0 if s.player == 0 else -1.0 for s in states], 'count from 0'),
+            ('check_elo_difference', lambda s: math.nan if s >= 1 else -math.inf if s <= 0 else 400 * math.log10(s / (1 - s)),
+             'finite number')]:
+        with pytest.raises(ExerciseFailed) as failure: getattr(exercises, checker)(fn)
+        assert "HINT: " in str(failure.value) and not_said not in str(failure.value), str(failure.value)
 
 def test_a_misplaced_policy_is_named_in_the_turned_position():
     "The moves of a policy that did not turn are named in the position under the symmetry, and that position is shown."

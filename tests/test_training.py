@@ -547,6 +547,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["inspect", "startpos", "--checkpoint", "."], ". is a folder, not a checkpoint: a run keeps its networks in checkpoints/"),
     (["export", ".", "--out", "m.onnx"], ". is a folder, not a checkpoint"),  # a run directory given for its network
     (["bench", "--checkpoint", ".", "--seconds", "1"], ". is a folder, not a checkpoint"),
+    (["inspect", "startpos", "--checkpoint", ".", "--backend", "onnxruntime"], ". is a folder, not a checkpoint"),
+    (["inspect", "0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5", "--checkpoint", "."], ". is a folder, not a checkpoint"),
 ])
 def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "bad.safetensors").write_bytes(b"this is not a checkpoint")

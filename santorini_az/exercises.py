@@ -232,9 +232,12 @@ def _sequence(x) -> list:
     if isinstance(x, Iterator) or not hasattr(x, "__len__"): raise _WrongType("")
     return _collection(x)
 
-def _each(read_item: Callable, what_item: str, any_iterable: bool = False) -> Callable:
-    "A reader of a list whose items `read_item` reads; _WrongType names the first item it cannot read."
+def _each(read_item: Callable, what_item: str, any_iterable: bool = False, ordered: bool = False) -> Callable:
+    """A reader of a list whose items `read_item` reads; _WrongType names the first item it cannot read. Where the
+    answer is `ordered`, a set (which keeps no order) is refused."""
     def read(x) -> list:
+        if ordered and isinstance(x, (set, frozenset)):
+            raise _WrongType("a set keeps no order, and here the order is part of the answer: return a list")
         items, out = (_collection if any_iterable else _sequence)(x), []
         for i, item in enumerate(items):
             try: out.append(read_item(item))
@@ -1699,6 +1702,8 @@ def _sub_action_cases(seed: int = 0) -> list[tuple[str, GodState, tuple]]:
 def _sub_action_hints(state: GodState, turn: tuple, expected: tuple, got: tuple) -> list[str]:
     "The usual mistakes that explain `got`."
     hints = []
+    if sorted(got) == sorted(expected):
+        hints.append("the right numbers in another order: a turn's sub-actions come in the order its steps are played")
     if expected[-1] == END_ACTION and got == expected[:-1]:
         hints.append("this turn could have gone on (a longer legal turn starts with it), so it ends with `end` (125): "
                      "the player must say that it stops. Check with god_legal_turns(state)")
@@ -1739,7 +1744,8 @@ def check_sub_actions(fn: Callable[[GodState, tuple], Iterable[int]]) -> bool:
         for i, (where, state, turn) in enumerate(cases):
             shown = lambda: f"{_show_god(state)}\nturn = {format_turn(state, turn)}: {', '.join(map(_step_text, turn))}"
             got = tuple(_call(fn, (state, turn), shown, _Returns("a list of sub-action numbers",
-                                                                 _each(_as_index, "an int", any_iterable=True), iterators=True)))
+                                                                 _each(_as_index, "an int", any_iterable=True, ordered=True),
+                                                                 iterators=True)))
             expected = sub_actions_of_turn(state, turn)
             if got == expected: continue
             raise ExerciseFailed(
@@ -1914,6 +1920,11 @@ def _power_hints(state: GodState, missing: list) -> list[str]:
         hints.append(f"{god.capitalize()} may move onto an opponent's cell: a climb there wins too")
     return hints
 
+def _finds_no_win_anywhere(fn: Callable, states: list) -> bool:
+    "Does `fn` find no winning turn on any of `states` that has one? Then no power's rule is what it misses."
+    try: return all(not list(_run_limited(lambda: fn(state), TIME_LIMIT)) for state in states if _winning_turns(state))
+    except (Exception, _TimedOut): return False  # it goes wrong another way on some position
+
 def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
     """Check `fn(state) -> turns`: every legal turn (a tuple of chapter 01b's `Step`s, as `god_legal_turns` gives
     them) with which the player to move wins at once, in any order, against `god_winner` after the turn (a win by
@@ -1933,7 +1944,11 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
             if not missing and not extra and not twice: continue
             hints = ["list each winning turn once"] if twice else []
             god = state.gods[state.player]
-            hints += _power_hints(state, missing)
+            if not got and _finds_no_win_anywhere(fn, states):
+                with_wins = sum(bool(_winning_turns(s)) for s in states)
+                hints.append(f"your function finds no winning turn on any of the {with_wins} positions that have one, "
+                             "a plain climb onto level 3 included: does it ask whether the opponent has won?")
+            else: hints += _power_hints(state, missing)
             if extra and "athena" in state.gods and god != "athena": hints.append(
                 "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
             if missing and any(not god_apply(state, t).won for t in missing): hints.append(

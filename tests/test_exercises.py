@@ -473,6 +473,8 @@ WRONG['sub_actions_end_always'] = ('check_sub_actions', lambda state, turn: [_nu
                                    '`end` (125) only follows a turn that could have gone on')
 WRONG['sub_actions_workers_from_1'] = ('check_sub_actions', sub_actions_with(
     lambda s: _number(s, move=lambda s: 25 + 25 * (s.worker + 1) + s.cell)), 'workers are indexed 0 and 1 in code')
+WRONG['sub_actions_reversed'] = ('check_sub_actions', lambda state, turn: reference_sub_actions(state, turn)[::-1],
+                                 'in the order its steps are played')
 
 # chapter 3's wrong backups make the same mistakes for gods, where a turn is several decisions
 WRONG['god_backup_per_level'] = ('check_god_backup', wrong_backup_per_ply, 'a god\'s turn is several decisions')
@@ -664,6 +666,12 @@ def winning_turns_of_the_opponent(state):
     from santorini_az.gods import god_apply, god_legal_turns, god_winner
     return [t for t in god_legal_turns(state) if god_winner(god_apply(state, t)) == 1 - state.player]
 WRONG['winning_turns_perspective'] = ('check_winning_turns', winning_turns_of_the_opponent, '== state.player')
+
+def test_winning_turns_of_the_opponent_not_told_of_a_power():
+    "A function that finds no win anywhere is asking the wrong question: Pan's drop is not what it misses."
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_winning_turns(winning_turns_of_the_opponent)
+    message = str(failure.value)
+    assert "finds no winning turn on any of the 18 positions" in message and "Pan also wins" not in message, message
 
 def wrong_wilson_short(points, games):
     z, p = 1.96, points / games
@@ -938,6 +946,8 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
                                 ["item 0 is None, not a number"]),
     "legal_actions_plain_tuples": ("check_legal_actions", lambda state: [tuple(a) for a in reference_legal_actions(state)],
                                    ["item 0 is a tuple", "not a Placement or a Move"]),
+    "sub_actions_set": ("check_sub_actions", lambda state, turn: set(reference_sub_actions(state, turn)),
+                        ["returned a set of 1: {12}", "a set keeps no order", "return a list"]),
     "winning_turns_as_text": ("check_winning_turns",
                               lambda state: [format_turn(state, t) for t in reference_winning_turns(state)],
                               ["not a turn (a tuple of Steps)"]),

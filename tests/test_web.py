@@ -214,6 +214,21 @@ def test_long_searches_leave_the_page_responsive(site, browser):
     page.close()
 
 
+def test_an_address_it_cannot_use_is_named_and_stays_in_sight(site, browser):
+    "Each unusable part of the address is said in a note the status line's later messages (models loaded) leave alone."
+    page = open_page(browser, site["url"] + "?view=2d&poll=0&difficulty=insane&side=3&gods=zeus,pan&position=garbage")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('loaded') "
+                           "&& document.querySelector('#status').textContent.startsWith('ready')")
+    note = page.inner_text("#addressnote")
+    for words in ("?difficulty=insane is not one of easy, medium, hard, extreme: playing at hard", "?side=3 is not 1 or 2",
+                  "unknown god zeus in ?gods=", "?position= or ?gods= not understood"):
+        assert words in note, note
+    assert page.input_value("#difficulty") == "hard" and page.input_value("#side") == "0"  # not blank: what is played
+    assert page.evaluate("window.santorini.game.positions[0]") == "0000000000000000000000000/1/mortal:/pan:"  # zeus: a mortal
+    assert not page.errors
+    page.close()
+
+
 def test_player_two_and_undo(site, browser):
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&side=2")
     game = wait_for_my_turn_or_end(page)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canDome, canEnd, END, GODS, godClick, godTargets, parseGods, POWERS } from "./gods";
+import { canDome, canEnd, END, GODS, godClick, godGuide, godTargets, parseGods, POWERS } from "./gods";
 import type { SubAction } from "./protocol";
 
 const move = (worker: number, from: number, cell: number): SubAction =>
@@ -31,6 +31,27 @@ describe("godTargets", () => {
   });
 });
 
+describe("godGuide", () => {
+  it("says what a click does at each step of a turn", () => {
+    expect(godGuide([{ index: 3, text: "place D5", kind: "place", cell: 3 }], {}, 0, false))
+      .toBe("Click a highlighted cell to place a worker there.");
+    expect(godGuide(start, {}, 0, false)).toBe("Click a highlighted worker to move it.");
+    expect(godGuide(start, { from: 12 }, 0, false)).toBe("Click a highlighted cell to move there (or another of your workers).");
+  });
+  it("calls Artemis's second move one she may skip, and lets her worker go by a second click", () => {
+    expect(godGuide(artemisAfterMove, {}, 1, false))
+      .toBe("Click a highlighted worker to move it again (you may skip that), or a highlighted cell to build.");
+    expect(godGuide(artemisAfterMove, { from: 7 }, 1, false))
+      .toBe("Click a highlighted cell to move there (or the worker again to let it go).");
+  });
+  it("offers Prometheus's build before the move, Demeter's End turn and Atlas's dome", () => {
+    expect(godGuide([...start, build(6)], {}, 0, false)).toBe("Click a highlighted worker to move it, or a highlighted cell to build first.");
+    expect(godGuide(demeterAfterBuild, {}, 2, false)).toBe("Click a highlighted cell to build, or End turn to stop here.");
+    expect(godGuide(atlasBuild, {}, 1, true)).toBe("Click a highlighted cell to build a dome on it.");
+    expect(godGuide([end], {}, 2, false)).toBe("End turn to stop here.");
+  });
+});
+
 describe("godClick", () => {
   it("moves a worker in two clicks: the worker, then where it goes", () => {
     const first = godClick(start, {}, 12);
@@ -44,6 +65,9 @@ describe("godClick", () => {
     expect(godClick(artemisAfterMove, {}, 6)).toEqual({ selection: {}, action: 75 + 6 }); // a build, not the move
     const chosen = godClick(artemisAfterMove, {}, 7).selection;
     expect(godClick(artemisAfterMove, chosen, 6)).toEqual({ selection: {}, action: 25 + 6 }); // the second move
+    // with the worker chosen only its moves are highlighted: a click on a cell it may build on but not move to (D4,
+    // 8) lets it go and builds nothing (it built there, ending the turn)
+    expect(godClick(artemisAfterMove, chosen, 8)).toEqual({ selection: {} });
   });
   it("builds Demeter's second block, or ends the turn", () => {
     expect(godClick(demeterAfterBuild, {}, 8).action).toBe(75 + 8);

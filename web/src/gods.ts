@@ -54,6 +54,25 @@ export const canEnd = (legal: SubAction[]) => legal.some((a) => a.kind === "end"
 /** Is there a choice of block or dome on some cell (Atlas)? */
 export const canDome = (legal: SubAction[]) => legal.some((a) => a.kind === "dome");
 
+/** The line under the board: what a click can do now. `stepsTaken` counts the steps of the turn already played: after
+ * one, a move that is still offered is an extra one (Artemis, Hermes), which the player may skip by building. */
+export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean): string {
+  if (!legal.length) return "";
+  if (legal.some((a) => a.kind === "place")) return "Click a highlighted cell to place a worker there.";
+  const movers = new Set(legal.filter((a) => a.kind === "move").map((a) => a.from));
+  if (selection.from !== undefined) {
+    return `Click a highlighted cell to move there (${movers.size > 1 ? "or another of your workers" : "or the worker again to let it go"}).`;
+  }
+  const builds = legal.some((a) => a.kind === "build" || a.kind === "dome");
+  const build = dome ? "a highlighted cell to build a dome on it" : "a highlighted cell to build";
+  const clicks = [
+    movers.size && (builds && stepsTaken ? "a highlighted worker to move it again (you may skip that)" : "a highlighted worker to move it"),
+    builds && (movers.size && !stepsTaken ? `${build} first` : build), // building before the move: Prometheus
+  ].filter((c): c is string => Boolean(c));
+  const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
+  return what + (canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "");
+}
+
 /** The selection after a click on `cell`, and the sub-action it picks, if any. A click on a worker that can move
  * chooses it; then a click on one of its destinations moves it. Without a chosen worker, a click on a cell that can
  * be built on builds there: a dome if `dome` is asked for and allowed there, else a block (else a dome). So a worker
@@ -66,6 +85,8 @@ export function godClick(legal: SubAction[], selection: GodSelection, cell: numb
     const step = legal.find((a) => a.kind === "move" && a.from === selection.from && a.cell === cell);
     if (step) return { selection: {}, action: step.index };
     if (cell === selection.from) return { selection: {} }; // a second click on the chosen worker lets it go
+    if (legal.some((a) => a.kind === "move" && a.from === cell)) return { selection: { from: cell } }; // another worker
+    return { selection: {} }; // a cell the chosen worker cannot move to: let it go, and build nothing (not highlighted)
   }
   if (legal.some((a) => a.kind === "move" && a.from === cell)) return { selection: { from: cell } };
   const block = legal.find((a) => a.kind === "build" && a.cell === cell);

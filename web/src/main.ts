@@ -2,7 +2,7 @@
 // that involves the rules or the network. Nothing here blocks: the worker answers by messages.
 import type { BoardScene, BoardView } from "./board";
 import { Board2D } from "./board2d";
-import { canDome, canEnd, END, type God, godClick, GODS, godTargets, parseGods, POWERS } from "./gods";
+import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
 import { click, forPlayerOne, moveList, nextClick, type Selection, targets } from "./selection";
@@ -78,6 +78,13 @@ const isGodInfo = (info: PositionInfo | GodInfo): info is GodInfo => "gods" in i
 
 function difficulty() { return DIFFICULTIES[$<HTMLSelectElement>("difficulty").value] ?? DIFFICULTIES.hard; }
 function setStatus(text: string) { $("status").textContent = text; }
+/** A part of the page's address it could not use (?position=, ?gods=, ?difficulty=, ?side=), said where it stays
+ * in sight: the status line is rewritten as the engine and the models load. */
+function noteAddress(text: string) {
+  const note = $("addressnote");
+  note.textContent = note.textContent ? `${note.textContent} ${text}` : text;
+  note.hidden = false;
+}
 
 async function positionInfo(position: string): Promise<PositionInfo> {
   const reply = await ask<Extract<Reply, { type: "info" }>>({ type: "info", position });
@@ -162,22 +169,14 @@ function draw() {
 
 /** The guide line: what a click does now (with gods: also the turn so far, the End turn button and Atlas's dome box). */
 function drawTurnGuide(info: PositionInfo | GodInfo) {
-  const mine = isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null && !info.setup;
-  const legal = mine ? (info as GodInfo).legal : [];
+  const mine = info.player === game.human && !game.thinking && info.winner === null;
+  const legal = mine && isGodInfo(info) ? info.legal : [];
   $<HTMLButtonElement>("endturn").hidden = !canEnd(legal);
   $("domebox").hidden = !canDome(legal);
   const steps = isGodInfo(info) ? info.steps : [];
-  // what a click can do now: the instructions name only those (after a move, no worker can move again)
-  const kinds = new Set((legal as SubAction[]).map((a) => a.kind));
-  const dome = kinds.has("dome") && $<HTMLInputElement>("dome").checked;
-  const clicks = [kinds.has("move") && "a worker to move it",
-    (kinds.has("build") || kinds.has("dome")) && (dome ? "a highlighted cell to build a dome on it" : "a highlighted cell to build")]
-    .filter((c): c is string => Boolean(c));
-  const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
-  const end = canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "";
-  const mortal = !isGodInfo(info) && info.player === game.human && !game.thinking && info.winner === null;
-  $("godturn").textContent = mortal ? nextClick((info as PositionInfo).legal, game.selection)
-    : !mine ? "" : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + what + end;
+  const dome = canDome(legal) && $<HTMLInputElement>("dome").checked;
+  $("godturn").textContent = !mine ? "" : !isGodInfo(info) ? nextClick(info.legal, game.selection)
+    : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + godGuide(legal, game.selection, steps.length, dome);
 }
 
 function drawInsight() {
@@ -591,9 +590,13 @@ $("copy").onclick = async () => {
   catch { $<HTMLInputElement>("position").select(); $("positionerror").textContent = "select and copy the text"; }
 };
 $<HTMLSelectElement>("overlay").onchange = draw;
-if (params.get("difficulty")) $<HTMLSelectElement>("difficulty").value = params.get("difficulty")!;
-if (params.get("side")) $<HTMLSelectElement>("side").value = String(Number(params.get("side")) - 1);
+const urlDifficulty = params.get("difficulty"), urlSide = params.get("side");
+if (urlDifficulty !== null && Object.keys(DIFFICULTIES).includes(urlDifficulty)) $<HTMLSelectElement>("difficulty").value = urlDifficulty;
+else if (urlDifficulty !== null) noteAddress(`?difficulty=${urlDifficulty} is not one of ${Object.keys(DIFFICULTIES).join(", ")}: playing at hard.`);
+if (urlSide === "1" || urlSide === "2") $<HTMLSelectElement>("side").value = String(Number(urlSide) - 1);
+else if (urlSide !== null) noteAddress(`?side=${urlSide} is not 1 or 2: you play player 1.`);
 const urlGods = parseGods(params.get("gods"));
+if (urlGods.unknown.length) noteAddress(`unknown god ${urlGods.unknown.join(", ")} in ?gods= (the gods are ${GODS.join(", ")}): playing a mortal.`);
 $<HTMLSelectElement>("yourgod").value = urlGods.gods[0];
 $<HTMLSelectElement>("enginegod").value = urlGods.gods[1];
 drawPowers();
@@ -621,6 +624,8 @@ engineReady.then(async () => {
     catch { localStorage.removeItem(SAVED); } // a game this version cannot show: a new one instead
   }
   try { await startFrom(params.get("position") ?? START); }
-  catch (error) { setStatus(`?position= or ?gods= not understood (${(error as Error).message}): a new game instead`); await newGame(await startingPosition(null)); }
-  if (urlGods.unknown.length) setStatus(`unknown god ${urlGods.unknown.join(", ")} in ?gods= (the gods are ${GODS.join(", ")}): playing a mortal`);
+  catch (error) {
+    noteAddress(`?position= or ?gods= not understood (${(error as Error).message}): a new game instead.`);
+    await newGame(await startingPosition(null));
+  }
 });

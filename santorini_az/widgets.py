@@ -26,7 +26,7 @@ from .notation import (START, NotationError, cell_name, format_action, format_po
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig
 from .evaluator import Evaluator, state_evaluator
-from .arena import search_factory
+from .arena import is_reference, search_factory
 from .rundir import Record, RunError, read_records
 from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
 from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
@@ -39,12 +39,12 @@ from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mi
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
            'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
-           'move_cells', 'BoardWidget', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen', 'PlayWidget',
-           'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg',
-           'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line', 'god_status_line',
-           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
-           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
-           'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
+           'move_cells', 'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply',
+           'stop_when_unseen', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
+           'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training',
+           'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click',
+           'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
+           'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -52,8 +52,14 @@ class WidgetError(ValueError):
 
 def load_evaluator(spec: str) -> Evaluator:
     "The evaluator named by `spec`: 'mcts' (uniform prior, value 0), 'champion' or a checkpoint (the arena's specs)."
+    if spec.lower() in ("mcts", "champion"): spec = spec.lower()
+    elif is_reference(spec):  # random, greedy, alphabetaN choose moves themselves: no network for the engine's search
+        raise WidgetError(f"{spec!r} is one of the arena's players, not a network for the engine's search: "
+                          "give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
+    elif not Path(spec).exists():
+        raise WidgetError(f"no such checkpoint {spec!r}: give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
     try: return search_factory(spec)()
-    except ValueError as e: raise WidgetError(f"{e}: give a .safetensors checkpoint, 'champion' or 'mcts'") from None
+    except ValueError as e: raise WidgetError(str(e)) from None
 
 # %% ../nbs/29_widgets.ipynb #c3521c3b
 def click_targets(state: State, selection: Sequence[int] = ()) -> list[int]:
@@ -442,6 +448,18 @@ class BoardWidget(anywidget.AnyWidget):
     def __repr__(self): return f"BoardWidget({self.position!r}, {len(self.moves)} moves)"
 
 # %% ../nbs/29_widgets.ipynb #9224120d
+def who_played(humans: set, player: int) -> str:
+    "'you' on a board where `player` alone is clicked for (a game against the engine), else 'player N'."
+    return "you" if humans == {player} else f"player {player + 1}"
+
+def engine_moves(states: Sequence, moves: Sequence[str], human: int) -> list[str]:
+    "The engine's moves since the human's last (two in a row while placing); `states[k]` is the position before `moves[k]`."
+    played = []
+    for state, move in zip(reversed(states[:len(moves)]), reversed(moves)):
+        if state.player == human: break
+        played.append(move)
+    return played[::-1]
+
 def _reset(self: BoardWidget, position: State | str | None = None, moves: Sequence[str] | str = ()) -> None:
     "Start again from `position` (default: the empty board), then play `moves`."
     with self._lock:
@@ -463,12 +481,12 @@ def _play(self: BoardWidget, action: Action | str) -> None:
         self._selection = ()
         with self.hold_sync():
             self.moves = self.moves + [format_action(state, action)]
-            self._sync(f"player {state.player + 1} played {format_action(state, action)}")
+            self._sync(f"{who_played(self.humans, state.player)} played {format_action(state, action)}")
 
 def _sync(self: BoardWidget, message: str, refused: bool = False) -> None:
     state = self.state
     with self.hold_sync():
-        self.position = format_position(state)
+        self.position = format_position(self._drawn())
         self.selection = list(self._selection)
         self.targets = click_targets(state, self._selection) if self._accepts_clicks() else []
         self.last = move_cells(self._states[-2], self._actions[-1]) if self._actions else []
@@ -551,7 +569,14 @@ def _picture_lines(self: BoardWidget) -> list[tuple[str, str, str]]:
     if self.message: lines.append((self.message, "#b3261e" if self.refused else "#2a5d2f", ""))
     return lines
 
-BoardWidget._drawn, BoardWidget._picture_lines = lambda self: self.state, _picture_lines
+def _drawn(self: BoardWidget) -> State:
+    "The position drawn: mid-move (a worker and the cell it goes to chosen) the worker already stands there, to build."
+    state = self.state
+    if len(self._selection) != 2: return state
+    here, to = self._selection
+    return State(state.heights, tuple(tuple(to if c == here else c for c in mine) for mine in state.workers), state.player)
+
+BoardWidget._drawn, BoardWidget._picture_lines = _drawn, _picture_lines
 BoardWidget.to_svg = _board_svg
 BoardWidget._repr_svg_ = _board_svg
 
@@ -605,12 +630,15 @@ class PlayWidget:
         self.view = ipywidgets.VBox([ipywidgets.HBox([self.side, self.opponent]),
                                      ipywidgets.HBox([self.simulations, self.new_game_button]), self.board])
         self._game, self._thread, self.evaluate = 0, None, None
+        self._human, self._simulations = human, simulations  # the game's own: the controls take effect at new game
         self.board.observe(lambda _: self._maybe_think(), names="moves")
         stop_when_unseen(self)
         self.new_game()
 
     @property
-    def human(self) -> int: return self.side.value
+    def human(self) -> int:
+        "Your side in the game being played (0: first, red); the side control's choice takes effect at new game."
+        return self._human
 
     @property
     def record(self) -> str:
@@ -627,12 +655,13 @@ class PlayWidget:
 def _new_game(self: PlayWidget) -> None:
     "Start a new game with the settings in the controls."
     self._game += 1  # a search still running for the old game will throw its move away
+    self._human, self._simulations = self.side.value, self.simulations.value
     board = self.board
     with board._lock:
         self.evaluate, board.thinking, board.progress = None, False, 0.0
         board.humans, board.undo_to, board.unavailable = {self.human}, self.human, ""
         with board.hold_sync():  # the title and the new board reach the browser in one message
-            board.title = f"you ({PLAYER_NAMES[self.human]}) against {self.opponent.value}, {self.simulations.value} simulations"
+            board.title = f"you ({PLAYER_NAMES[self.human]}) against {self.opponent.value}, {self._simulations} simulations"
             board.reset()
             try: self.evaluate = load_evaluator(self.opponent.value.strip())
             except WidgetError as e:  # no engine: the board takes no click until a new game has one
@@ -661,7 +690,7 @@ PlayWidget.new_game, PlayWidget._maybe_think = _new_game, _maybe_think
 def _think(self: PlayWidget, state: State, game: int) -> None:
     board = self.board
     try:
-        action = engine_reply(state, self.evaluate, self.simulations.value,
+        action = engine_reply(state, self.evaluate, self._simulations,
                               on_progress=lambda p: setattr(board, "progress", p), cancelled=lambda: game != self._game)
         error = None
     except Exception as e:  # the kernel must hear about it, and the board must not stay stuck in "thinking"
@@ -672,7 +701,7 @@ def _think(self: PlayWidget, state: State, game: int) -> None:
         if action is not None:
             board.play(action)
             if winner(board.state) is None and board.state.player == self.human:
-                board._sync(f"the engine played {board.moves[-1]}: your turn")
+                board._sync(f"the engine played {' and '.join(engine_moves(board._states, board.moves, self.human))}: your turn")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
@@ -744,7 +773,9 @@ class InspectWidget:
         self.evaluators = [self.load(spec) for spec in specs]
         replay = self.record_board(position, moves)
         self.states, self.moves, self._cache = replay._states, list(replay.moves), {}
-        self.slider = ipywidgets.IntSlider(value=len(self.moves) if ply is None else ply, min=0, max=len(self.moves),
+        if ply is None:  # the last position; for a finished game, the last one with a move to choose
+            ply = len(self.moves) - (bool(self.moves) and self.inspection(len(self.moves)) is None)
+        self.slider = ipywidgets.IntSlider(value=ply, min=0, max=len(self.moves),
                                            description="ply", layout=ipywidgets.Layout(width="420px"))
         self.header = ipywidgets.HTML()
         self.rows = [self._row_widgets() for _ in specs]
@@ -795,15 +826,18 @@ def _show(self: InspectWidget) -> None:
             board = widgets[kind]
             with board.hold_sync():
                 board.reset(self.drawn(state))
-                board.last, board.title = last, f"{Path(spec).stem}: {'network prior' if kind == 'prior' else 'search visits'}"
+                prior = "uniform prior" if spec == "mcts" else "network prior"
+                board.last, board.title = last, f"{Path(spec).stem}: {prior if kind == 'prior' else 'search visits'}"
                 traits = overlay(moves, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
                 for name, value in traits.items(): setattr(board, name, value)
-        widgets["side"].value = self._side_html(seen, state)
+        widgets["side"].value = self._side_html(seen, state, spec)
 
-def _side_html(self: InspectWidget, seen: Inspection | None, state: State) -> str:
+def _side_html(self: InspectWidget, seen: Inspection | None, state: State, spec: str) -> str:
+    "Beside the boards of evaluator `spec`: the eval bar, the values, the principal variation and the top moves."
     if seen is None: return f"<p>{self.status(state)}</p>"
-    return (f'<div style="display:flex;gap:12px">{eval_bar(seen.search_value, seen.value, state.player)}'
-            f'<div><p>network value <b>{seen.value:+.3f}</b>, search value <b>{seen.search_value:+.3f}</b> '
+    value = "uniform prior's value" if spec == "mcts" else "network value"
+    return (f'<div style="display:flex;gap:12px"><div style="flex:none">{eval_bar(seen.search_value, seen.value, state.player)}</div>'
+            f'<div><p>{value} <b>{seen.value:+.3f}</b>, search value <b>{seen.search_value:+.3f}</b> '
             f'({sum(seen.visits)} simulations)<br>principal variation: <code>{pv_line(seen.pv)}</code></p>'
             f'{moves_table(seen)}</div></div>')
 
@@ -837,7 +871,7 @@ def _inspect_html(self: InspectWidget) -> str:
     "The inspection at the current ply as HTML: per evaluator, the two boards, then the eval bar, PV and table."
     state = self.states[self.ply]
     rows = "".join(f'<div style="display:flex;gap:12px;align-items:flex-start">{w["prior"].to_svg()}{w["share"].to_svg()}'
-                   f'{self._side_html(self.inspection(self.ply, r), state)}</div>' for r, w in enumerate(self.rows))
+                   f'{self._side_html(self.inspection(self.ply, r), state, self.specs[r])}</div>' for r, w in enumerate(self.rows))
     return f"<div><p><b>ply {self.ply}</b>: {html.escape(self.status(state))}</p>{rows}</div>"
 
 InspectWidget.to_svg, InspectWidget._repr_html_ = _inspect_svg, _inspect_html
@@ -877,12 +911,15 @@ def report_svg(records: list[Record], run_dir: Path | None = None) -> str:
     from santorini_az.report import report_figure, run_arena
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "santorini_az", "font.size": 9}):
         fig = report_figure(records, arena=run_arena(run_dir) if run_dir else None)
-        fig.set_size_inches(11, 6)
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(11, 11 * height / width)  # smaller, in proportion, and laid out again at that size
+        fig.tight_layout()
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
         plt.close(fig)
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    text = text[text.index("<svg"):]
+    return text.replace("<svg ", '<svg style="max-width: 100%; height: auto" ', 1)  # narrower outputs scale it down
 
 def summary_table(summary: dict[str, str]) -> str:
     rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in summary.items())
@@ -1169,7 +1206,7 @@ def _god_play(self: GodBoardWidget, turn: Turn | str) -> None:
         self.node, self._pending = GodNode(after), None
         with self.hold_sync():
             self.moves = self.moves + [text]
-            self._sync(f"player {state.player + 1} played {text}")
+            self._sync(f"{who_played(self.humans, state.player)} played {text}")
 
 def _god_play_sub_action(self: GodBoardWidget, index: int, done: str = "") -> None:
     "Play sub-action `index` at the current node (the never-made build after a winning move follows by itself)."
@@ -1313,16 +1350,20 @@ class GodPlayWidget:
         self.view = ipywidgets.VBox([ipywidgets.HBox(self.god_pickers), self.powers,
                                      ipywidgets.HBox([self.side, self.opponent, self.simulations, self.new_game_button]), self.board])
         self._game, self._thread = 0, None
+        self._human, self._simulations, self._engine = human, simulations, opponent  # the controls act at new game
         self.board.observe(lambda _: self._maybe_think(), names="moves")
         stop_when_unseen(self)
-        self._show_powers()
         self.new_game()
 
     @property
-    def human(self) -> int: return self.side.value
+    def human(self) -> int:
+        "Your side in the game being played (0: first, red); the side control's choice takes effect at new game."
+        return self._human
 
     @property
-    def gods(self) -> tuple[str, str]: return tuple(p.value for p in self.god_pickers)
+    def gods(self) -> tuple[str, str]:
+        "The gods of the game being played, red's then blue's; the pickers' choice takes effect at new game."
+        return tuple(self.board.start.gods)
 
     @property
     def record(self) -> str:
@@ -1330,8 +1371,12 @@ class GodPlayWidget:
         return self.board.record
 
     def _show_powers(self) -> None:
-        self.powers.value = "<br>".join(f'<span style="color:{PLAYER_FILL[p]}"><b>{html.escape(power_line(p, g).split(":")[0])}</b>:'
-                                        f'</span> {html.escape(POWER_TEXT[g])}' for p, g in enumerate(self.gods))
+        "The pickers' gods and their powers, said to be for the next game while they differ from the game's."
+        picked = tuple(p.value for p in self.god_pickers)
+        lines = [f'<span style="color:{PLAYER_FILL[p]}"><b>{html.escape(power_line(p, g).split(":")[0])}</b>:'
+                 f'</span> {html.escape(POWER_TEXT[g])}' for p, g in enumerate(picked)]
+        if picked != self.gods: lines.append("<i>for the next game: press new game</i>")
+        self.powers.value = "<br>".join(lines)
 
     def to_svg(self) -> str: return self.board.to_svg()
     def _repr_svg_(self): return self.to_svg()
@@ -1341,18 +1386,21 @@ class GodPlayWidget:
 def _god_new_game(self: GodPlayWidget) -> None:
     "Start a new game with the gods, side, engine and simulations in the controls."
     self._game += 1  # a search still running for the old game stops at its next evaluation
+    self._human, self._simulations, self._engine = self.side.value, self.simulations.value, self.opponent.value
+    gods = tuple(p.value for p in self.god_pickers)
     board = self.board
     with board._lock:
         board.thinking, board.progress = False, 0.0
         board.humans, board.undo_to = {self.human}, self.human
-        board.dome_shown = "atlas" == self.gods[self.human]
-        red, blue = (g.capitalize() for g in self.gods)
-        engine = "the god network" if self.opponent.value == "network" else "the uniform prior"
+        board.dome_shown = "atlas" == gods[self.human]
+        red, blue = (g.capitalize() for g in gods)
+        engine = "the god network" if self._engine == "network" else "the uniform prior"
         with board.hold_sync():  # the title and the new board reach the browser in one message
             board.title = (f"{red} (red) against {blue} (blue): you play {PLAYER_NAMES[self.human]}; {engine}, "
-                           f"{self.simulations.value} simulations")
-            board.reset(god_start(self.gods))
+                           f"{self._simulations} simulations")
+            board.reset(god_start(gods))
             board._sync(f"your turn: {god_prompt(board.node)}" if self.human == 0 else "")
+    self._show_powers()
     self._maybe_think()
 
 def _god_maybe_think(self: GodPlayWidget) -> None:
@@ -1370,7 +1418,7 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
 def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
     board = self.board
     try:
-        turn = god_engine_turn(state, self.simulations.value, self._evaluator(),
+        turn = god_engine_turn(state, self._simulations, self._evaluator(),
                                on_progress=lambda p: setattr(board, "progress", p), cancelled=lambda: game != self._game)
         error = None
     except Exception as e:  # the board must not stay stuck in "thinking"
@@ -1381,13 +1429,14 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         if turn is not None:
             board.play(turn)
             if node_winner(board.state) is None and board.state.player == self.human:  # else it plays on at once
-                board._sync(f"the engine played {board.moves[-1]}: your turn: {god_prompt(board.node)}")
+                played = " and ".join(engine_moves(board._states, board.moves, self.human))
+                board._sync(f"the engine played {played}: your turn: {god_prompt(board.node)}")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
 def _god_evaluator(self: GodPlayWidget) -> GodEvaluator:
     "The evaluator the engine control names: the shipped god network (loaded once), or the uniform prior."
-    if self.opponent.value == "uniform": return uniform_god_evaluator
+    if self._engine == "uniform": return uniform_god_evaluator
     if self._network is None:
         from santorini_az.god_engine import god_champion_evaluator  # torch: only when the network plays
         self._network = god_champion_evaluator()

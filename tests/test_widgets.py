@@ -147,8 +147,11 @@ def test_the_engine_moves_first_when_the_human_plays_second_and_undo_returns_to_
     game = PlayWidget("mcts", human=1, simulations=8)
     game.wait()
     assert len(game.board.moves) == 2 and game.board.state.player == 1
+    assert game.board.message == f"the engine played {game.board.moves[0]} and {game.board.moves[1]}: your turn"
     assert "not your turn" not in game.board.message
-    game.board.click(click_targets(game.board.state)[0]); game.board.click(click_targets(game.board.state)[0])
+    game.board.click(click_targets(game.board.state)[0])
+    assert game.board.message == f"you played {game.board.moves[-1]}"  # not 'player 2': one side is clicked for
+    game.board.click(click_targets(game.board.state)[0])
     game.wait()
     assert len(game.board.moves) == 5  # two placements each, then the engine's first move
     game.board.undo()  # back over the engine's move and the human's second placement, to the human's turn
@@ -165,6 +168,32 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
     assert game.board.moves == [] and not game.board.thinking
 
 
+def test_the_controls_take_effect_at_new_game():
+    "Changing the side (or the simulations) mid-game does not stop the engine: the game keeps its own until new game."
+    game = PlayWidget("mcts", human=0, simulations=8)
+    for _ in range(2): game.board.click(click_targets(game.board.state)[0])  # our two placements
+    game.wait()
+    game.side.value, game.simulations.value = 1, 50
+    assert game.human == 0 and "8 simulations" in game.board.title
+    for cell in clicks_for(game.board.state, legal_actions(game.board.state)[0]): game.board.click(cell)
+    game.wait()
+    assert len(game.board.moves) == 6 and game.board.state.player == 0  # the engine answered our first move
+    game.new_game()
+    game.wait()
+    assert game.human == 1 and len(game.board.moves) == 2 and "50 simulations" in game.board.title
+
+
+def test_mid_move_the_worker_is_drawn_where_it_goes():
+    "After choosing a worker and its cell, the board shows the worker there: a click on the cell it left builds there."
+    board = BoardWidget(moves="C3 B2 D2 E1")
+    board.click(12)  # the worker on C3 ...
+    board.click(7)  # ... to C4: not played yet, but drawn there
+    assert board.position == "0000000000000000000000000/1/C4,B2/D2,E1"
+    assert board.state.workers[0] == (12, 16)  # the rules' position is unchanged until the build
+    board.click(7)  # the worker again: the destination is let go, and the worker drawn back
+    assert board.position == format_position(board.state)
+
+
 def test_a_bad_opponent_is_reported_on_the_board(tmp_path):
     game = PlayWidget(str(tmp_path / "missing.safetensors"), human=0, simulations=8)
     assert game.board.refused and "no such checkpoint" in game.board.message
@@ -173,6 +202,11 @@ def test_a_bad_opponent_is_reported_on_the_board(tmp_path):
     bad.write_text("not a checkpoint")
     with pytest.raises(WidgetError, match="cannot load"):
         load_evaluator(str(bad))
+    for player in ("random", "greedy", "alphabeta2"):  # the arena's players choose moves: no network to search with
+        with pytest.raises(WidgetError, match=f"'{player}' is one of the arena's players, not a network") as refused:
+            load_evaluator(player)
+        assert "or use champion, random" not in str(refused.value)  # it once offered the names it had just refused
+    assert load_evaluator("Champion") is not None and load_evaluator("MCTS") is not None
 
 
 @pytest.fixture(scope="module")
@@ -227,10 +261,13 @@ def test_inspection_is_the_networks_softmax_and_a_search_run_here(checkpoint, mo
 
 def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):
     record = "C3 B2 D2 E1 C3>C4^D5 E1>E2^E1"
+    assert InspectWidget(moves=record, simulations=8).ply == 6  # an unfinished game opens on its last position
     look = InspectWidget(moves=record, specs=["mcts", checkpoint], simulations=32, ply=4)
     assert look.rows[0]["prior"].position == format_position(play_moves(initial_state(), "C3 B2 D2 E1"))
     share = look.rows[1]["share"]
     assert len(share.heat) == CELLS and max(share.heat) == pytest.approx(1.0) and share.arrows
+    assert look.rows[0]["prior"].title == "mcts: uniform prior" and "uniform prior's value" in look.rows[0]["side"].value
+    assert look.rows[1]["prior"].title == "net: network prior" and "network value" in look.rows[1]["side"].value
     look.slider.value = 6
     assert look.rows[0]["share"].last and look.rows[0]["share"].position == format_position(play_moves(initial_state(), record))
     ET.fromstring(look.to_svg())
@@ -268,6 +305,9 @@ def test_dashboard_follows_a_run(tmp_path):
         dash.stop()
     assert not dash._thread.is_alive()
     ET.fromstring(dash.to_svg())
+    svg = ET.fromstring(dash.to_svg()).attrib  # the report's proportions, laid out at the size drawn, and it scales down
+    assert "max-width: 100%" in svg["style"]
+    assert abs(float(svg["width"][:-2]) / float(svg["height"][:-2]) - 13 / 10.5) < 0.01, svg
 
 
 def test_the_dashboard_pauses_when_no_view_is_left_and_follows_again_when_shown(tmp_path):
@@ -572,8 +612,10 @@ def test_god_game_engine_first_new_game_and_picture():
     assert game.board.thinking and "thinking" in game.board.click(12)
     game.side.value = 0
     game.god_pickers[0].value = "atlas"
-    assert "Atlas" in game.powers.value  # the power line follows the picker at once
+    assert "Atlas" in game.powers.value  # the power line follows the picker at once ...
+    assert "for the next game" in game.powers.value and game.gods == ("apollo", "pan") and game.human == 1  # ... not the game
     game.new_game()
+    assert "for the next game" not in game.powers.value and game.gods == ("atlas", "pan")
     game.wait(timeout=60)
     assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
     assert game.board.dome_shown
@@ -652,7 +694,9 @@ def test_god_inspect_widget_steps_through_a_whole_game():
         turn = rng.choice(god_legal_turns(state))
         record.append(format_turn(state, turn)); state = god_apply(state, turn)
     look = GodInspectWidget(god_start(("apollo", "pan")), " ".join(record), specs="mcts", simulations=8)
-    assert look.ply == len(record) and look.inspection(len(record)) is None  # the game is over there: nothing to search
+    # it opens on the last decision (after the last turn the game is over: nothing to search, two empty boards)
+    assert look.ply == len(record) - 1 and look.inspection(len(record)) is None and look.inspection(look.ply)
+    look.slider.value = len(record)
     assert "has won" in look.to_html()
     for ply in range(1, len(record) + 1):
         look.slider.value = ply

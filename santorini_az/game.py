@@ -189,7 +189,8 @@ def board_text(state: State) -> str:
 
 def _state_str(state: State) -> str:
     over = winner(state)
-    status = f"player {over + 1} has won" if over is not None else f"player {state.player + 1} to " + (
+    stuck = "" if over is None or has_climbed(state) else f": player {state.player + 1} cannot move"  # won by blocking
+    status = f"player {over + 1} has won{stuck}" if over is not None else f"player {state.player + 1} to " + (
         "place" if in_setup(state) else "move")
     return board_text(state) + "\n" + status
 

@@ -283,7 +283,8 @@ def god_perft(state: GodState, depth: int) -> int:
 def _god_state_str(state: GodState) -> str:
     "The board as chapter 01 draws it, whose turn it is with which god (or who has won), Athena's mark, both gods."
     over, gods = god_winner(state), [god.capitalize() for god in state.gods]
-    if over is not None: status = f"player {over + 1} ({gods[over]}) has won"
+    stuck = "" if state.won else f": player {state.player + 1} cannot move"  # won by leaving the opponent no turn
+    if over is not None: status = f"player {over + 1} ({gods[over]}) has won{stuck}"
     else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
     if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
     return f"{board_text(state.board)}\n{status}\ngods: player 1 {gods[0]}, player 2 {gods[1]}"

@@ -7,12 +7,12 @@ Docs: https://santorini-az.github.io/santorini_az/notation.html.md"""
 # %% ../nbs/01a_notation.ipynb #91115376
 from __future__ import annotations
 
-from .game import (CELLS, SIZE, Action, Move, Placement, State, apply, cell_at, initial_state,
-                               legal_actions, row_col)
+from .game import (CELLS, DOME, SIZE, STEPS, Action, Move, Placement, State, apply, cell_at, in_setup,
+                               initial_state, legal_actions, row_col)
 
 # %% auto #0
 __all__ = ['FILES', 'START', 'NotationError', 'cell_name', 'parse_cell', 'format_position', 'parse_position', 'format_action',
-           'parse_legal', 'parse_action', 'play_texts', 'play_moves']
+           'parse_legal', 'why_illegal', 'parse_action', 'play_texts', 'play_moves']
 
 # %% ../nbs/01a_notation.ipynb #0e8beedf
 FILES = "ABCDE"
@@ -106,9 +106,32 @@ def parse_legal(state, text: str, read, legal, kind):
     if found not in legal(state): raise NotationError(f"{text.strip()!r} is not a legal {kind(found)}")
     return found
 
+def why_illegal(state: State, action: Action) -> str:
+    "The rule that `action` breaks in `state`, in a few words (for an action that `legal_actions(state)` does not list)."
+    if not legal_actions(state): return "the game is over"
+    taken, heights, name = {c for workers in state.workers for c in workers}, state.heights, cell_name
+    if isinstance(action, Placement):
+        cell = action.cell
+        if not in_setup(state): return "every worker is placed: a turn is a move and a build, FROM>TO^BUILD"
+        if cell in taken: return f"{name(cell)} is taken"
+        return f"{name(cell)} has a dome" if heights[cell] == DOME else f"{name(cell)} is level 3: workers start below it"
+    if in_setup(state): return "the workers are still being placed"
+    here, to, build = state.workers[state.player][action.worker], action.to, action.build
+    if to == here: return f"the worker stands on {name(here)}: it must move, one square"
+    if to not in STEPS[here]: return f"{name(to)} is not next to {name(here)}: a worker moves one square"
+    if to in taken: return f"{name(to)} is taken by a worker"
+    if heights[to] == DOME: return f"{name(to)} has a dome"
+    if heights[to] > heights[here] + 1:
+        return f"{name(to)} is level {heights[to]}: from level {heights[here]} a worker climbs one level at most"
+    if build == to: return f"the worker cannot build on {name(to)}, where it stands"
+    if build not in STEPS[to]: return f"{name(build)} is not next to {name(to)}: the worker builds next to where it moved"
+    if build in taken - {here}: return f"{name(build)} is taken by a worker"
+    return f"{name(build)} has a dome"  # the last rule left: a build goes on any level but a dome
+
 def parse_action(state: State, text: str) -> Action:
-    "The legal action written as `text` in `state`."
-    kind = lambda action: f"{'placement' if isinstance(action, Placement) else 'move'} in {format_position(state)}"
+    "The legal action written as `text` in `state`; an illegal one is refused with the rule it breaks."
+    kind = lambda action: (f"{'placement' if isinstance(action, Placement) else 'move'} in {format_position(state)}: "
+                           f"{why_illegal(state, action)}")
     return parse_legal(state, text, _read_action, legal_actions, kind)
 
 # %% ../nbs/01a_notation.ipynb #8707327e

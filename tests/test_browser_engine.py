@@ -120,6 +120,27 @@ def test_positions_and_moves_for_the_page():
         assert parse_action(state, action["text"]) in legal_actions(state)
 
 
+BLOCKED = "0400044000000000004400040/1/A5,E1/A3,C3"  # player 1 to move, both workers walled in by domes and player 2
+
+
+def test_a_win_by_blocking_is_told_apart_from_a_climb():
+    "The page says why a game ended: the loser to move cannot move (`stuck`), or the winner climbed (not stuck)."
+    blocked = json.loads(engine.position_info(BLOCKED))
+    assert blocked["winner"] == 1 and blocked["stuck"] and not blocked["legal"]
+    climbed = json.loads(engine.position_info("0000000000003000000000000/2/C3,A1/E5,E1"))
+    assert climbed["winner"] == 0 and not climbed["stuck"]
+    assert not json.loads(engine.position_info("startpos"))["stuck"]
+    god = json.loads(engine.god_info(json.loads(engine.god_start_position("pan", "apollo", BLOCKED))["position"]))
+    assert god["winner"] == 1 and god["stuck"]
+    from santorini_az.gods import from_mortal  # the words of the terminal, the widgets and the page agree
+    from santorini_az.widgets import god_status_line, status_line
+    assert str(parse_position(BLOCKED)).endswith("player 2 has won: player 1 cannot move")
+    assert str(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).splitlines()[-2].endswith("has won: player 1 cannot move")
+    assert status_line(parse_position(BLOCKED)).endswith("has won: player 1 cannot move")
+    assert god_status_line(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).endswith("has won: player 1 cannot move")
+    assert str(parse_position("0000000000003000000000000/2/C3,A1/E5,E1")).endswith("player 1 has won")  # a climb
+
+
 # ---- god powers: the page's sub-action API and the engine's god turn ------------------------------------------------
 from santorini_az.god_encoding import END_ACTION, GodNode, legal_sub_actions, sub_action  # noqa: E402
 from santorini_az.gods import god_apply, god_legal_turns, move, parse_god_position, parse_turn  # noqa: E402

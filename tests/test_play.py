@@ -90,7 +90,8 @@ def test_bad_entries_name_what_was_typed_and_what_is_expected():
                        "  'Z9' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
                        "  'C3' is not a move, and every worker is placed: expected a move FROM>TO^BUILD like C3>C4^D5",
                        "  'C3>C4' is not a move: expected FROM>TO^BUILD, like C3>C4^B5 (moves lists the legal ones)",
-                       f"  'C3>C3^C4' is not a legal move in {AFTER_SETUP} (moves lists the legal ones)"], answers
+                       f"  'C3>C3^C4' is not a legal move in {AFTER_SETUP}: the worker stands on C3: it must move, one square "
+                       "(moves lists the legal ones)"], answers
 
 
 def test_a_whole_god_game_in_the_terminal():

@@ -29,7 +29,7 @@ import json
 import random
 
 from santorini_az.encoding import N_ACTIONS, N_PLANES, action_from_index, encode_into
-from santorini_az.game import CELLS, Placement, in_setup, initial_state, legal_actions, legal_placements, winner
+from santorini_az.game import CELLS, Placement, has_climbed, in_setup, initial_state, legal_actions, legal_placements, winner
 from santorini_az.god_encoding import (END_ACTION, N_GOD_ACTIONS, N_GOD_PLANES, GodNode, encode_node_into,
                                        format_sub_action, legal_sub_actions, node_play, play_sub_action, step_of)
 from santorini_az.god_search import GodTreeNode, has_won_mid_turn, node_winner, terminal_value, turn_played
@@ -55,7 +55,8 @@ def position_info(text: str) -> str:
     won = winner(state)
     return json.dumps({"position": format_position(state), "heights": list(state.heights),
                        "workers": [list(w) for w in state.workers], "player": state.player, "setup": in_setup(state),
-                       "winner": won, "legal": [action_info(state, a) for a in legal_actions(state)]})
+                       "winner": won, "stuck": won is not None and not has_climbed(state),  # won by blocking
+                       "legal": [action_info(state, a) for a in legal_actions(state)]})
 
 
 def play(text: str, move: str) -> str:
@@ -305,6 +306,7 @@ def god_info(text: str, steps_json: str = "[]") -> str:
     workers = [list(play.mine), list(play.theirs)] if me == 0 else [list(play.theirs), list(play.mine)]
     return json.dumps({"position": format_god_position(state), "gods": list(state.gods), "heights": list(play.heights),
                        "workers": workers, "player": me, "setup": in_setup(state.board), "winner": node_winner(state),
+                       "stuck": node_winner(state) is not None and not state.won,
                        "athena_up": state.athena_moved_up, "steps": [format_sub_action(i) for i in json.loads(steps_json)],
                        "legal": [sub_action_info(node, i) for i in legal_sub_actions(node)]})
 

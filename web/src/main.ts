@@ -125,7 +125,8 @@ async function show() {
   draw();
   if (info.winner !== null) {
     const who = info.winner === game.human ? "you win" : "the engine wins";
-    $("result").textContent = `Player ${info.winner + 1} has won: ${who}.`;
+    const how = info.stuck ? ` (player ${info.player + 1} cannot move)` : "";
+    $("result").textContent = `Player ${info.winner + 1} has won${how}: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
   else if (info.winner === null) analyse(position, steps); // the network's view of what is on the board

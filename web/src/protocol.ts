@@ -20,6 +20,7 @@ export interface PositionInfo {
   player: number; // 0 or 1, to move
   setup: boolean; // still placing workers
   winner: number | null;
+  stuck: boolean; // the winner won by leaving the player to move no legal move
   legal: LegalAction[];
 }
 
@@ -68,6 +69,7 @@ export interface GodInfo {
   player: number;
   setup: boolean;
   winner: number | null;
+  stuck: boolean; // the winner won by leaving the player to move no legal turn
   athena_up: boolean;
   steps: string[]; // the sub-actions played so far this turn, as text
   legal: SubAction[];

@@ -20,17 +20,32 @@ from .notation import (NotationError, cell_name, format_position, parse_cell, pa
                                    play_texts)
 
 # %% auto #0
-__all__ = ['GODS', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start', 'Step',
-           'place', 'move', 'build', 'dome', 'Play', 'start_play', 'beyond', 'play_move', 'play_build', 'can_step',
-           'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build', 'atlas_builds',
-           'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns', 'prometheus_turns',
-           'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner', 'god_perft', 'turn_of_action',
-           'format_god_position', 'parse_god_position', 'parse_any_position', 'position_text', 'format_turn',
-           'parse_turn', 'play_turns', 'board_symmetries', 'setup_classes', 'first_turns_from_start']
+__all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start',
+           'Step', 'place', 'move', 'build', 'dome', 'Play', 'start_play', 'beyond', 'play_move', 'play_build',
+           'can_step', 'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build',
+           'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns',
+           'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner',
+           'god_perft', 'turn_of_action', 'format_god_position', 'parse_god_position', 'parse_any_position',
+           'position_text', 'format_turn', 'parse_turn', 'play_turns', 'board_symmetries', 'setup_classes',
+           'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
         "prometheus")
+
+POWER_TEXT = {  # each power in one sentence, as the terminal game, the widgets and the browser show it
+    "mortal": "No power: move one worker one square (up one level at most), then build next to it.",
+    "apollo": "Your worker may move into an opponent's square, forcing that worker to the square yours just left.",
+    "artemis": "Your worker may move one additional time, but not back to the square it started on.",
+    "athena": "If one of your workers moved up on your turn, the opponent's workers cannot move up on their next turn.",
+    "atlas": "Your worker may build a dome at any level.",
+    "demeter": "Your worker may build one additional time, but not on the same square.",
+    "hephaestus": "Your worker may build one additional block (not a dome) on top of its first block.",
+    "hermes": "If your workers do not move up or down, they may each move any number of times, then either builds.",
+    "minotaur": "Your worker may move into an opponent's square if it can push that worker one square straight on.",
+    "pan": "You also win if your worker moves down two or more levels.",
+    "prometheus": "If your worker does not move up, it may build both before and after moving.",
+}
 
 @dataclass(frozen=True)
 class GodState:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -19,7 +20,7 @@ from .game import WORKER_MARKS, Action, State, in_setup, initial_state, legal_ac
 from .notation import NotationError, format_action, format_position, parse_action
 from .encoding import action_from_index
 from .mcts import Node, Search, SearchConfig, legal_priors, node_value
-from .gods import GODS, GodState, format_god_position, god_winner
+from .gods import GODS, POWER_TEXT, GodState, format_god_position, god_winner
 from .god_encoding import GodNode, format_sub_action
 from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
@@ -35,8 +36,8 @@ from .progress import Progress, said_if_slow
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
            'match_up_text', 'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games',
            'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
-           'inspect_position', 'inspect_table', 'help_text', 'legend', 'rules_of', 'board_of', 'moves_text',
-           'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
+           'inspect_position', 'inspect_table', 'powers_text', 'help_text', 'legend', 'rules_of', 'board_of',
+           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -252,6 +253,12 @@ GOD_TURNS = ["With gods a turn is written step by step (chapter 01b):",
              "  C3>B3,D4>D3^C3   both workers move (Hermes)",
              "  C3>C4@D5         a dome at any level (Atlas)"]
 
+def powers_text(gods: tuple[str, str], human: int) -> str:
+    "The two gods of a game and what each power does (chapter 01b's `POWER_TEXT`), yours first, in 80 columns."
+    lines = [f"You play {gods[human].capitalize()}: {POWER_TEXT[gods[human]]}",
+             f"The engine plays {gods[1 - human].capitalize()}, whose card says: {POWER_TEXT[gods[1 - human]]}"]
+    return "\n".join(textwrap.fill(line, 80, subsequent_indent="  ") for line in lines)
+
 def help_text(gods: bool = False) -> str:
     "What the human can type: a move in notation (with `gods`, the turns' longer forms too), or one of the `COMMANDS`."
     notation = ["Type a move in notation (files A-E left to right, ranks 1-5 bottom to top):",
@@ -355,7 +362,9 @@ def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start:
     "A game between a human (player `human`: 0 or 1) and the engine; the winner, or None if the human quits. A god position as `start` plays with gods."
     state, played = start or initial_state(), []  # played: (position, action) of every move so far
     engine, rules, searched = engine_player(spec, simulations, backend, state, seed), rules_of(state), False
-    write(legend(human)); show_position(state, write)
+    write(legend(human))
+    if isinstance(state, GodState): write(powers_text(state.gods, human))
+    show_position(state, write)
     while rules.winner(state) is None:
         if state.player != human:
             with said_if_slow(write, "thinking ..." if searched else FIRST_SEARCH):
@@ -365,7 +374,10 @@ def play_game(spec: str = "mcts", human: int = 0, simulations: int = 200, start:
             text = read(f"your move (player {human + 1}; help for the commands): ").strip()
             command = ALIASES.get(text.lower(), text.lower())
             if command == "quit": return None
-            if command == "help": write(help_text(isinstance(state, GodState))); write(legend(human)); continue
+            if command == "help":
+                write(help_text(isinstance(state, GodState))); write(legend(human))
+                if isinstance(state, GodState): write(powers_text(state.gods, human))
+                continue
             if command == "moves": write(moves_text(state)); continue
             if command == "undo":
                 taken = take_back(played, human)

@@ -29,7 +29,7 @@ from .evaluator import Evaluator, state_evaluator
 from .arena import is_reference, search_factory
 from .rundir import Record, RunError, read_records
 from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
-from .gods import (GODS, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
+from .gods import (GODS, POWER_TEXT, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
                                god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
@@ -37,13 +37,13 @@ from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mi
                                      node_winner, turn_played, uniform_god_evaluator)
 
 # %% auto #0
-__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'POWER_TEXT', 'WidgetError',
-           'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line',
-           'move_cells', 'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply',
-           'stop_when_unseen', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
-           'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training',
-           'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click',
-           'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
+__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
+           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
+           'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen',
+           'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
+           'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line',
+           'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn',
+           'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
            'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
@@ -996,20 +996,6 @@ def watch_training(run_dir: Path | str, interval: float = 5.0) -> TrainingDashbo
     return TrainingDashboard(run_dir, interval)
 
 # %% ../nbs/29_widgets.ipynb #ab01cfc3
-POWER_TEXT = {
-    "mortal": "No power: move one worker one square (up one level at most), then build next to it.",
-    "apollo": "Your worker may move into an opponent's square, forcing that worker to the square yours just left.",
-    "artemis": "Your worker may move one additional time, but not back to the square it started on.",
-    "athena": "If one of your workers moved up on your turn, the opponent's workers cannot move up on their next turn.",
-    "atlas": "Your worker may build a dome at any level.",
-    "demeter": "Your worker may build one additional time, but not on the same square.",
-    "hephaestus": "Your worker may build one additional block (not a dome) on top of its first block.",
-    "hermes": "If your workers do not move up or down, they may each move any number of times, then either builds.",
-    "minotaur": "Your worker may move into an opponent's square if it can push that worker one square straight on.",
-    "pan": "You also win if your worker moves down two or more levels.",
-    "prometheus": "If your worker does not move up, it may build both before and after moving.",
-}
-
 def power_line(player: int, god: str) -> str:
     "The one line shown for `player`'s `god`: the colour, the god's name and what it does."
     return f"{PLAYER_NAMES[player]}, {god.capitalize()}: {POWER_TEXT[god]}"

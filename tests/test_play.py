@@ -115,6 +115,9 @@ def test_cli_plays_with_gods_and_refuses_bad_ones():
     assert done.returncode == 0, done.stderr
     assert "player 1 (Artemis) to place" in done.stdout and "gods: player 1 Artemis, player 2 Demeter" in done.stdout
     assert "a second move (Artemis)" in done.stdout and "legal turns:" in done.stdout and "game abandoned" in done.stdout
+    # the powers at the start and with each help: yours, then the engine's card
+    assert done.stdout.count("You play Artemis: Your worker may move one additional time") == 2, done.stdout
+    assert done.stdout.count("The engine plays Demeter, whose card says: Your worker may build one") == 2
     for gods in ("artemis,zeus", "artemis", "artemis,pan,atlas"):
         refused = play_cli([], "--gods", gods)
         assert refused.returncode == 2 and refused.stderr.startswith("error: --gods takes two gods") and "Traceback" not in refused.stderr
@@ -123,8 +126,10 @@ def test_cli_plays_with_gods_and_refuses_bad_ones():
 
 
 def test_help_and_legend_fit_an_80_column_terminal():
-    from santorini_az.play import help_text, legend
-    for text in (help_text(), help_text(gods=True), legend(0), legend(1)):
+    from santorini_az.gods import GODS
+    from santorini_az.play import help_text, legend, powers_text
+    powers = [powers_text((mine, theirs), human) for mine in GODS for theirs in GODS for human in (0, 1)]
+    for text in (help_text(), help_text(gods=True), legend(0), legend(1), *powers):
         too_wide = [line for line in text.splitlines() if len(line) > 80]
         assert not too_wide, too_wide
 

@@ -316,11 +316,11 @@ def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.sa
     typer.echo(f"{out}: {metadata['net']} network, checkpoint {metadata['checkpoint']}")
 
 @app.command()
-def serve(run_dir: str = typer.Argument(..., help="A training run directory."),
+def serve(run_dir: Optional[str] = typer.Argument(None, help="A training run directory (none: the networks the app ships)."),
           host: str = typer.Option("127.0.0.1", help="Address to bind (default: this machine only)."),
           port: int = typer.Option(0, min=0, max=65535, help="Port (0: a free one; the URL is printed)."),
           app: str = typer.Option(None, "--app", help="The built web app (default: web/dist of this checkout).")):
-    "Serve the web app and RUN_DIR's current champion; open pages switch to a new champion without a reload."
+    "Serve the web app and RUN_DIR's current champion (open pages switch to a new one without a reload), or without RUN_DIR the app's shipped networks."
     from santorini_az.serve import serve_command
     try: serve_command(run_dir, host, port, app, echo=typer.echo)
     except _run_errors() as e: fail(str(e))

@@ -26,7 +26,7 @@ from .rundir import RunDirectory
 
 # %% auto #0
 __all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'RUN_FILES', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'ChampionModels',
-           'RunningServer', 'AppServer', 'IPv6Server', 'start_server', 'serve_command']
+           'RunningServer', 'AppServer', 'IPv6Server', 'ShippedModels', 'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
@@ -86,7 +86,7 @@ class ChampionModels:
 # %% ../nbs/32_serve.ipynb #d59bb186
 class _Handler(SimpleHTTPRequestHandler):
     "Static files from the app folder, plus /models/manifest.json and /models/champion-NNNN.onnx from `models`."
-    models: ChampionModels
+    models: ChampionModels | ShippedModels
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm", ".mjs": "text/javascript",
                       ".js": "text/javascript", ".onnx": "application/octet-stream", ".json": "application/json"}
 
@@ -143,15 +143,28 @@ class IPv6Server(AppServer):
     "The server for an IPv6 address (`ThreadingHTTPServer` listens on IPv4 addresses only)."
     address_family = socket.AF_INET6
 
-def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, app_dir: str | Path | None = None) -> RunningServer:
-    "Serve the app in `app_dir` and the champion of `run_dir` on `host`:`port` (0: a free port), in a background thread."
-    run_dir, app_dir = Path(run_dir), Path(app_dir or DEFAULT_APP)
-    if not run_dir.is_dir(): raise ServeError(f"no run directory at {run_dir}")
+@dataclass
+class ShippedModels:
+    "The manifest without a run: the networks the app ships, for both games (nothing is exported into `cache_dir`)."
+    cache_dir: Path
+    def manifest(self) -> dict: return {**SHIPPED_MORTAL, "god": SHIPPED_GOD}
+
+def _check_run(run_dir: Path) -> None:
+    if not run_dir.is_dir():
+        raise ServeError(f"no run directory at {run_dir} (`santorini_az serve` alone serves the app's shipped networks)")
     if not any((run_dir / name).exists() for name in RUN_FILES):  # `runs` for `runs/tiny`, say
         raise ServeError(f"{run_dir} is not a run directory (none of {', '.join(RUN_FILES)} in it)")
+
+def start_server(run_dir: str | Path | None, host: str = "127.0.0.1", port: int = 0,
+                 app_dir: str | Path | None = None) -> RunningServer:
+    """Serve the app in `app_dir` and the champion of `run_dir` (None: the networks the app ships) on `host`:`port`
+    (0: a free port), in a background thread."""
+    app_dir = Path(app_dir or DEFAULT_APP)
+    if run_dir is not None: _check_run(Path(run_dir))
     _check_app(app_dir)
     cache_dir = Path(tempfile.mkdtemp(prefix="santorini_az-serve-"))
-    handler = type("Handler", (_Handler,), {"models": ChampionModels(run_dir, cache_dir)})
+    models = ShippedModels(cache_dir) if run_dir is None else ChampionModels(run_dir, cache_dir)
+    handler = type("Handler", (_Handler,), {"models": models})
     server_class = IPv6Server if ":" in host else AppServer  # ::1, say
     try: server = server_class((host, port), partial(handler, directory=str(app_dir)))
     except OSError as e:
@@ -164,14 +177,15 @@ def start_server(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, ap
     return RunningServer(server, thread, cache_dir, f"http://{shown_host}:{server.server_address[1]}/")
 
 # %% ../nbs/32_serve.ipynb #41fd19f6
-def serve_command(run_dir: str | Path, host: str = "127.0.0.1", port: int = 0, app_dir: str | Path | None = None,
+def serve_command(run_dir: str | Path | None, host: str = "127.0.0.1", port: int = 0, app_dir: str | Path | None = None,
                   echo=print, wait=None) -> None:
-    "Serve the app and the champion of `run_dir` until interrupted (`wait()` returns; default: Ctrl-C)."
+    "Serve the app and the champion of `run_dir` (None: the shipped networks) until interrupted (`wait()` returns; default: Ctrl-C)."
     server = start_server(run_dir, host, port, app_dir)
     try:
-        champion = champion_checkpoint(run_dir)
-        echo(f"serving {Path(app_dir or DEFAULT_APP)} and the champion of {run_dir} "
-             f"({'iteration ' + str(champion[0]) if champion else 'none yet'}) at {server.url}  (Ctrl-C to stop)")
+        champion = champion_checkpoint(run_dir) if run_dir is not None else None
+        what = ("the networks it ships" if run_dir is None else
+                f"the champion of {run_dir} ({'iteration ' + str(champion[0]) if champion else 'none yet'})")
+        echo(f"serving {Path(app_dir or DEFAULT_APP)} and {what} at {server.url}  (Ctrl-C to stop)")
         if wait is not None: wait()
         else:
             previous = signal.signal(signal.SIGTERM, _stop_on_signal)  # `kill` stops it as Ctrl-C does

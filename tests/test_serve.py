@@ -94,7 +94,8 @@ def test_server_serves_app_and_switches_champion(tmp_path, app):
 
 def test_errors_name_the_culprit(tmp_path, app):
     run = make_run(tmp_path / "run")
-    with pytest.raises(ServeError, match="no run directory"): start_server(tmp_path / "missing", app_dir=app)
+    with pytest.raises(ServeError, match=r"no run directory at .*missing \(`santorini_az serve` alone serves the app's shipped"):
+        start_server(tmp_path / "missing", app_dir=app)
     with pytest.raises(ServeError, match="no built web app"): start_server(run, app_dir=tmp_path)
     with start_server(run, app_dir=app) as server:
         port = server.server.server_address[1]
@@ -120,6 +121,20 @@ def test_serve_command_prints_the_url_and_stops(tmp_path, app):
     serve_command(run, app_dir=app, echo=lines.append, wait=wait)
     assert "iteration 2" in lines[0] and seen["manifest"]["id"] == "iter-0002"
     assert not [t for t in threading.enumerate() if t.name == "santorini_az serve"]
+
+
+def test_without_a_run_the_shipped_networks_are_served(app):
+    "`santorini_az serve` alone: no run to name, the app plays the networks it ships, for both games."
+    lines, seen = [], {}
+
+    def wait():
+        url = lines[0].split(" at ")[1].split()[0]
+        seen["manifest"] = json.loads(fetch(url + "models/manifest.json")[0])
+        with pytest.raises(urllib.error.HTTPError): fetch(url + "models/champion-0001.onnx")  # nothing exported
+
+    serve_command(None, app_dir=app, echo=lines.append, wait=wait)
+    assert "and the networks it ships at http://127.0.0.1:" in lines[0]
+    assert seen["manifest"]["url"] == "champion.onnx" and seen["manifest"]["god"]["url"] == "god_champion.onnx"
 
 
 def test_a_god_runs_champion_is_the_god_entry(tmp_path):

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, board_text, has_climbed,
                                in_setup, legal_placements, perft)
 from .notation import (NotationError, cell_name, format_position, parse_cell, parse_legal, parse_position,
-                                   play_texts)
+                                   play_texts, why_illegal)
 
 # %% auto #0
 __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start',
@@ -26,8 +26,8 @@ __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS',
            'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns',
            'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner',
            'god_perft', 'turn_of_action', 'format_god_position', 'parse_god_position', 'parse_any_position',
-           'position_text', 'format_turn', 'parse_turn', 'play_turns', 'board_symmetries', 'setup_classes',
-           'first_turns_from_start']
+           'position_text', 'format_turn', 'why_not_a_turn', 'parse_turn', 'play_turns', 'board_symmetries',
+           'setup_classes', 'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
@@ -393,9 +393,29 @@ def _read_turn(state: GodState, text: str) -> Turn:
             steps.append(move(worker, cell) if mark == ">" else build(cell) if mark == "^" else dome(cell))
     return tuple(steps)
 
+def _step_words(step: Step) -> str:
+    return {"place": "a placement on", "move": "a move to", "build": "a build on", "dome": "a dome on"}[step.kind] + " " + cell_name(step.cell)
+
+def why_not_a_turn(state: GodState, turn: Turn) -> str:
+    "Where `turn` leaves the legal turns of `state`: at the first step no legal turn takes there, or unfinished."
+    turns = god_legal_turns(state)
+    if not turns: return "the game is over"
+    if in_setup(state.board): return why_illegal(state.board, Placement(turn[0].cell))  # chapter 01a's words
+    god = state.gods[state.player].capitalize()
+    k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
+    done = f"after {format_turn(state, turn[:k])}" if k else "to start the turn"
+    if k == len(turn):
+        return f"unfinished: the turn goes on {done}, e.g. {format_turn(state, next(t for t in turns if t[:k] == turn))}"
+    if turn[:k] in turns and not any(t[:k] == turn[:k] and len(t) > k for t in turns):
+        return f"the turn is over {done}: {god} has no step {k + 1}"
+    may = sorted({t[k] for t in turns if t[:k] == turn[:k] and len(t) > k}, key=lambda s: (s.kind != turn[k].kind, s.worker != turn[k].worker, s.cell))
+    examples = ", ".join(_step_words(s) for s in may[:3]) + (", ..." if len(may) > 3 else "")
+    return f"step {k + 1}, {_step_words(turn[k])}, is not one {god} may take {done} (these are: {examples})"
+
 def parse_turn(state: GodState, text: str) -> Turn:
-    "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules)."
-    kind = lambda turn: f"turn for {state.gods[state.player]} in {format_god_position(state)}"
+    "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules), or why it is not."
+    kind = lambda turn: (f"turn for {state.gods[state.player].capitalize()} in {format_god_position(state)}: "
+                         f"{why_not_a_turn(state, turn)}")
     return parse_legal(state, text, _read_turn, god_legal_turns, kind)
 
 def play_turns(state: GodState, turns: str | list[str]) -> GodState:

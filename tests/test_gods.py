@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from santorini_az.game import State, has_climbed, initial_state, legal_actions, perft, random_openings
+from santorini_az.game import State, has_climbed, in_setup, initial_state, legal_actions, perft, random_openings
 from santorini_az.gods import (GODS, GodState, format_god_position, format_turn, from_mortal, god_apply,
                                god_legal_turns, god_perft, god_start, god_winner, parse_god_position, parse_turn,
                                play_turns, turn_of_action)
@@ -394,3 +394,29 @@ def test_depth_5_of_a_heavy_god_by_the_compiled_rules_and_a_sample(god, setup_cl
     assert 4 * sum(n * compiled[cells] for cells, n in setups.items()) == stored_depth_5()[god]
     for cells in random.Random(0).sample(sorted(setups), 1000):
         assert len(god_legal_turns(after(cells))) == compiled[cells], cells
+
+
+@pytest.mark.parametrize("gods", [("artemis", "demeter"), ("prometheus", "hermes"), ("apollo", "minotaur"), ("atlas", "pan")])
+def test_a_refused_turn_is_told_where_it_leaves_the_legal_turns(gods):
+    "Turns changed in one step are refused naming the first step no legal turn takes (what the words claim is true)."
+    from santorini_az.god_encoding import random_god_positions
+    from santorini_az.gods import Step, parse_turn, why_not_a_turn
+    rng, checked = random.Random(5), 0
+    for state in random_god_positions(gods, rng, 40):
+        turns = set(god_legal_turns(state))
+        if not turns: continue
+        for turn in rng.sample(sorted(turns, key=repr), min(5, len(turns))):
+            k = rng.randrange(len(turn))
+            changed = turn[:k] + (Step(turn[k].kind, rng.randrange(25), turn[k].worker),) + turn[k + 1:]
+            for candidate in (changed, turn[:k] if k else None, turn + (Step("build", rng.randrange(25)),)):
+                if candidate is None or candidate in turns: continue
+                reason = why_not_a_turn(state, candidate)
+                right = max(n for n in range(len(candidate) + 1) if any(t[:n] == candidate[:n] for t in turns))
+                if reason.startswith("unfinished"): assert right == len(candidate), reason
+                elif reason.startswith("the turn is over"): assert candidate[:right] in turns and f"no step {right + 1}" in reason
+                elif in_setup(state.board): assert "is taken" in reason or "level" in reason or "dome" in reason, reason
+                else: assert reason.startswith(f"step {right + 1}, "), (reason, right)
+                checked += 1
+    assert checked > 50
+    with pytest.raises(NotationError, match="is not a legal turn for Artemis in .*: step 2, a move to C3, is not one Artemis"):
+        parse_turn(parse_god_position("0000000000000000000000000/1/artemis:C3,D4/demeter:A1,E2"), "C3>B2>C3^D3")

@@ -112,7 +112,10 @@ export class Board3D implements BoardView {
         body.position.y = 0.18;
         const head = new THREE.Mesh(new THREE.SphereGeometry(0.13, 20, 14), material);
         head.position.y = 0.46;
-        worker.add(body, head);
+        const number = edgeLabel(String(w + 1)); // the worker's number, as the 2D board and the move tables name it
+        number.position.y = 0.78;
+        number.scale.setScalar(0.3);
+        worker.add(body, head, number);
         worker.visible = false;
         this.workers[p].push(worker);
         this.scene.add(worker);

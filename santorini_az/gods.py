@@ -33,7 +33,7 @@ __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS',
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
         "prometheus")
 
-POWER_TEXT = {  # each power in one sentence, as the terminal game, the widgets and the browser show it
+POWER_TEXT = {  # each power in one sentence, as the terminal game and the widgets show it
     "mortal": "No power: move one worker one square (up one level at most), then build next to it.",
     "apollo": "Your worker may move into an opponent's square, forcing that worker to the square yours just left.",
     "artemis": "Your worker may move one additional time, but not back to the square it started on.",
@@ -298,7 +298,7 @@ def god_perft(state: GodState, depth: int) -> int:
 def _god_state_str(state: GodState) -> str:
     "The board as chapter 01 draws it, whose turn it is with which god (or who has won), Athena's mark, both gods."
     over, gods = god_winner(state), [god.capitalize() for god in state.gods]
-    stuck = "" if state.won else f": player {state.player + 1} cannot move"  # won by leaving the opponent no turn
+    stuck = "" if state.won else f": player {state.player + 1} has no legal turn"  # won by leaving the opponent none
     if over is not None: status = f"player {over + 1} ({gods[over]}) has won{stuck}"
     else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
     if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
@@ -400,17 +400,20 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     "Where `turn` leaves the legal turns of `state`: at the first step no legal turn takes there, or unfinished."
     turns = god_legal_turns(state)
     if not turns: return "the game is over"
-    if in_setup(state.board): return why_illegal(state.board, Placement(turn[0].cell))  # chapter 01a's words
+    if in_setup(state.board) and (turn[0],) not in turns: return why_illegal(state.board, Placement(turn[0].cell))
     god = state.gods[state.player].capitalize()
     k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
     done = f"after {format_turn(state, turn[:k])}" if k else "to start the turn"
     if k == len(turn):
         return f"unfinished: the turn goes on {done}, e.g. {format_turn(state, next(t for t in turns if t[:k] == turn))}"
     if turn[:k] in turns and not any(t[:k] == turn[:k] and len(t) > k for t in turns):
-        return f"the turn is over {done}: {god} has no step {k + 1}"
-    may = sorted({t[k] for t in turns if t[:k] == turn[:k] and len(t) > k}, key=lambda s: (s.kind != turn[k].kind, s.worker != turn[k].worker, s.cell))
+        return f"the turn is over {done}: there is no step {k + 1}"
+    may = sorted({t[k] for t in turns if t[:k] == turn[:k] and len(t) > k}, key=lambda s: (s.kind != turn[k].kind, s.cell))
+    same_worker = [s for s in may if s.kind == "move" and s.worker == turn[k].worker]
+    if turn[k].kind == "move" and same_worker: may, whose = same_worker, "that worker may take"
+    else: whose = "allowed there"
     examples = ", ".join(_step_words(s) for s in may[:3]) + (", ..." if len(may) > 3 else "")
-    return f"step {k + 1}, {_step_words(turn[k])}, is not one {god} may take {done} (these are: {examples})"
+    return f"step {k + 1}, {_step_words(turn[k])}, is not one {god} may take {done} ({whose}: {examples})"
 
 def parse_turn(state: GodState, text: str) -> Turn:
     "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules), or why it is not."

@@ -114,18 +114,18 @@ def why_illegal(state: State, action: Action) -> str:
         cell = action.cell
         if not in_setup(state): return "every worker is placed: a turn is a move and a build, FROM>TO^BUILD"
         if cell in taken: return f"{name(cell)} is taken"
-        return f"{name(cell)} has a dome" if heights[cell] == DOME else f"{name(cell)} is level 3: workers start below it"
+        return f"{name(cell)} has a dome" if heights[cell] == DOME else f"{name(cell)} is at level 3: workers start below level 3"
     if in_setup(state): return "the workers are still being placed"
     here, to, build = state.workers[state.player][action.worker], action.to, action.build
     if to == here: return f"the worker stands on {name(here)}: it must move, one square"
     if to not in STEPS[here]: return f"{name(to)} is not next to {name(here)}: a worker moves one square"
-    if to in taken: return f"{name(to)} is taken by a worker"
+    if to in taken: return f"{name(to)} is occupied"
     if heights[to] == DOME: return f"{name(to)} has a dome"
     if heights[to] > heights[here] + 1:
-        return f"{name(to)} is level {heights[to]}: from level {heights[here]} a worker climbs one level at most"
+        return f"{name(to)} is level {heights[to]}, too high: from level {heights[here]} a worker climbs one level at most"
     if build == to: return f"the worker cannot build on {name(to)}, where it stands"
     if build not in STEPS[to]: return f"{name(build)} is not next to {name(to)}: the worker builds next to where it moved"
-    if build in taken - {here}: return f"{name(build)} is taken by a worker"
+    if build in taken - {here}: return f"{name(build)} is occupied"
     return f"{name(build)} has a dome"  # the last rule left: a build goes on any level but a dome
 
 def parse_action(state: State, text: str) -> Action:

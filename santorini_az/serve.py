@@ -1,4 +1,4 @@
-"""`santorini_az serve RUN_DIR`: the browser app, and whichever network a training run has most recently promoted, exported to ONNX on the fly; open pages switch to a new champion without a reload.
+"""`santorini_az serve [RUN_DIR]`: the browser app, and whichever network a training run has most recently promoted, exported to ONNX on the fly (open pages switch to a new champion without a reload); without a run, the networks the app ships.
 
 Docs: https://santorini-az.github.io/santorini_az/serve.html.md"""
 

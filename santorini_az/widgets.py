@@ -827,7 +827,7 @@ def _show(self: InspectWidget) -> None:
             board = widgets[kind]
             with board.hold_sync():
                 board.reset(self.drawn(state))
-                prior = "uniform prior" if spec == "mcts" else "network prior"
+                prior = "uniform prior" if spec.lower() == "mcts" else "network prior"
                 board.last, board.title = last, f"{Path(spec).stem}: {prior if kind == 'prior' else 'search visits'}"
                 traits = overlay(moves, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
                 for name, value in traits.items(): setattr(board, name, value)
@@ -836,7 +836,7 @@ def _show(self: InspectWidget) -> None:
 def _side_html(self: InspectWidget, seen: Inspection | None, state: State, spec: str) -> str:
     "Beside the boards of evaluator `spec`: the eval bar, the values, the principal variation and the top moves."
     if seen is None: return f"<p>{self.status(state)}</p>"
-    value = "uniform prior's value" if spec == "mcts" else "network value"
+    value = "uniform prior's value" if spec.lower() == "mcts" else "network value"
     return (f'<div style="display:flex;gap:12px"><div style="flex:none">{eval_bar(seen.search_value, seen.value, state.player)}</div>'
             f'<div><p>{value} <b>{seen.value:+.3f}</b>, search value <b>{seen.search_value:+.3f}</b> '
             f'({sum(seen.visits)} simulations)<br>principal variation: <code>{pv_line(seen.pv)}</code></p>'
@@ -1004,7 +1004,7 @@ def power_line(player: int, god: str) -> str:
 def god_status_line(state: GodState) -> str:
     "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
-    if (w := node_winner(state)) is not None: return f"{who(w)} has won" + ("" if state.won else f": player {2 - w} cannot move")
+    if (w := node_winner(state)) is not None: return f"{who(w)} has won" + ("" if state.won else f": player {2 - w} has no legal turn")
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line

@@ -135,9 +135,9 @@ def test_a_win_by_blocking_is_told_apart_from_a_climb():
     from santorini_az.gods import from_mortal  # the words of the terminal, the widgets and the page agree
     from santorini_az.widgets import god_status_line, status_line
     assert str(parse_position(BLOCKED)).endswith("player 2 has won: player 1 cannot move")
-    assert str(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).splitlines()[-2].endswith("has won: player 1 cannot move")
+    assert str(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).splitlines()[-2].endswith("has won: player 1 has no legal turn")
     assert status_line(parse_position(BLOCKED)).endswith("has won: player 1 cannot move")
-    assert god_status_line(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).endswith("has won: player 1 cannot move")
+    assert god_status_line(from_mortal(parse_position(BLOCKED), ("pan", "apollo"))).endswith("has won: player 1 has no legal turn")
     assert str(parse_position("0000000000003000000000000/2/C3,A1/E5,E1")).endswith("player 1 has won")  # a climb
 
 

@@ -56,12 +56,13 @@ def _check_reason(state, action, reason):
     taken = {c for workers in state.workers for c in workers}
     here = state.workers[state.player][action.worker] if isinstance(action, Move) else None
     if reason.endswith("has a dome"): assert state.heights[cells[0]] == DOME
-    elif "is taken" in reason: assert cells[0] in taken - ({here} if cells[0] == getattr(action, "build", None) else set())
+    elif "is taken" in reason or "is occupied" in reason:
+        assert cells[0] in taken - ({here} if cells[0] == getattr(action, "build", None) else set())
     elif "is not next to" in reason: assert cells[0] not in STEPS[cells[1]]
     elif "climbs one level at most" in reason: assert state.heights[action.to] > state.heights[here] + 1
     elif "where it stands" in reason: assert action.build == action.to
     elif "it must move" in reason: assert action.to == here
-    elif "is level 3" in reason: assert state.heights[cells[0]] == 3
+    elif "is at level 3" in reason: assert state.heights[cells[0]] == 3
     else: assert reason in ("every worker is placed: a turn is a move and a build, FROM>TO^BUILD",
                             "the workers are still being placed", "the game is over"), reason
 

@@ -44,8 +44,13 @@ describe("godGuide", () => {
     expect(godGuide(artemisAfterMove, { from: 7 }, 1, false))
       .toBe("Click a highlighted cell to move there (or the worker again to let it go).");
   });
-  it("offers Prometheus's build before the move, Demeter's End turn and Atlas's dome", () => {
-    expect(godGuide([...start, build(6)], {}, 0, false)).toBe("Click a highlighted worker to move it, or a highlighted cell to build first.");
+  it("offers Prometheus's build before the move, Hermes's instead of it, Demeter's End turn and Atlas's dome", () => {
+    expect(godGuide([...start, build(6)], {}, 0, false, "prometheus"))
+      .toBe("Click a highlighted worker to move it, or a highlighted cell to build first.");
+    expect(godGuide([...start, build(6)], {}, 0, false, "hermes"))
+      .toBe("Click a highlighted worker to move it, or a highlighted cell to build without moving.");
+    expect(godGuide([...start, build(6)], {}, 1, false, "hermes"))
+      .toBe("Click a highlighted worker to move it on (you may skip that), or a highlighted cell to build.");
     expect(godGuide(demeterAfterBuild, {}, 2, false)).toBe("Click a highlighted cell to build, or End turn to stop here.");
     expect(godGuide(atlasBuild, {}, 1, true)).toBe("Click a highlighted cell to build a dome on it.");
     expect(godGuide([end], {}, 2, false)).toBe("End turn to stop here.");

@@ -54,9 +54,10 @@ export const canEnd = (legal: SubAction[]) => legal.some((a) => a.kind === "end"
 /** Is there a choice of block or dome on some cell (Atlas)? */
 export const canDome = (legal: SubAction[]) => legal.some((a) => a.kind === "dome");
 
-/** The line under the board: what a click can do now. `stepsTaken` counts the steps of the turn already played: after
- * one, a move that is still offered is an extra one (Artemis, Hermes), which the player may skip by building. */
-export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean): string {
+/** The line under the board: what a click can do now, for the player of `god`. `stepsTaken` counts the steps of the
+ * turn already played: after one, a move that is still offered is an extra one (Artemis, Hermes), which the player may
+ * skip by building. Before any move a build is Prometheus's (then the move) or Hermes's (instead of moving). */
+export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean, god: God = "mortal"): string {
   if (!legal.length) return "";
   if (legal.some((a) => a.kind === "place")) return "Click a highlighted cell to place a worker there.";
   const movers = new Set(legal.filter((a) => a.kind === "move").map((a) => a.from));
@@ -65,9 +66,11 @@ export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken
   }
   const builds = legal.some((a) => a.kind === "build" || a.kind === "dome");
   const build = dome ? "a highlighted cell to build a dome on it" : "a highlighted cell to build";
+  const again = god === "hermes" ? "a highlighted worker to move it on (you may skip that)" : "a highlighted worker to move it again (you may skip that)";
+  const before = god === "hermes" ? `${build} without moving` : `${build} first`; // a build before any move
   const clicks = [
-    movers.size && (builds && stepsTaken ? "a highlighted worker to move it again (you may skip that)" : "a highlighted worker to move it"),
-    builds && (movers.size && !stepsTaken ? `${build} first` : build), // building before the move: Prometheus
+    movers.size && (builds && stepsTaken ? again : "a highlighted worker to move it"),
+    builds && (movers.size && !stepsTaken ? before : build),
   ].filter((c): c is string => Boolean(c));
   const what = clicks.length ? `Click ${clicks.join(", or ")}` : "";
   return what + (canEnd(legal) ? (what ? ", or End turn to stop here." : "End turn to stop here.") : what ? "." : "");

@@ -125,7 +125,7 @@ async function show() {
   draw();
   if (info.winner !== null) {
     const who = info.winner === game.human ? "you win" : "the engine wins";
-    const how = info.stuck ? ` (player ${info.player + 1} cannot move)` : "";
+    const how = !info.stuck ? "" : ` (player ${info.player + 1} ${isGodInfo(info) ? "has no legal turn" : "cannot move"})`;
     $("result").textContent = `Player ${info.winner + 1} has won${how}: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
@@ -177,7 +177,8 @@ function drawTurnGuide(info: PositionInfo | GodInfo) {
   const steps = isGodInfo(info) ? info.steps : [];
   const dome = canDome(legal) && $<HTMLInputElement>("dome").checked;
   $("godturn").textContent = !mine ? "" : !isGodInfo(info) ? nextClick(info.legal, game.selection)
-    : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") + godGuide(legal, game.selection, steps.length, dome);
+    : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") +
+      godGuide(legal, game.selection, steps.length, dome, info.gods[info.player] as God);
 }
 
 function drawInsight() {

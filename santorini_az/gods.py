@@ -403,7 +403,8 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     if in_setup(state.board) and (turn[0],) not in turns: return why_illegal(state.board, Placement(turn[0].cell))
     god = state.gods[state.player].capitalize()
     k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
-    done = f"after {format_turn(state, turn[:k])}" if k else "to start the turn"
+    moved = any(s.kind == "move" for s in turn[:k])  # else the notation cannot name the worker: say the builds
+    done = "to start the turn" if not k else f"after {format_turn(state, turn[:k]) if moved else ', '.join(map(_step_words, turn[:k]))}"
     if k == len(turn):
         return f"unfinished: the turn goes on {done}, e.g. {format_turn(state, next(t for t in turns if t[:k] == turn))}"
     if turn[:k] in turns and not any(t[:k] == turn[:k] and len(t) > k for t in turns):

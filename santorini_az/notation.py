@@ -106,6 +106,7 @@ def parse_legal(state, text: str, read, legal, kind):
     if found not in legal(state): raise NotationError(f"{text.strip()!r} is not a legal {kind(found)}")
     return found
 
+# %% ../nbs/01a_notation.ipynb #2ae9623b
 def why_illegal(state: State, action: Action) -> str:
     "The rule that `action` breaks in `state`, in a few words (for an action that `legal_actions(state)` does not list)."
     if not legal_actions(state): return "the game is over"

@@ -26,7 +26,7 @@ __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS',
            'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns',
            'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner',
            'god_perft', 'turn_of_action', 'format_god_position', 'parse_god_position', 'parse_any_position',
-           'position_text', 'format_turn', 'why_not_a_turn', 'parse_turn', 'play_turns', 'board_symmetries',
+           'position_text', 'format_turn', 'parse_turn', 'play_turns', 'why_not_a_turn', 'board_symmetries',
            'setup_classes', 'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
@@ -393,6 +393,17 @@ def _read_turn(state: GodState, text: str) -> Turn:
             steps.append(move(worker, cell) if mark == ">" else build(cell) if mark == "^" else dome(cell))
     return tuple(steps)
 
+def parse_turn(state: GodState, text: str) -> Turn:
+    "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules), or why it is not."
+    kind = lambda turn: (f"turn for {state.gods[state.player].capitalize()} in {format_god_position(state)}: "
+                         f"{why_not_a_turn(state, turn)}")
+    return parse_legal(state, text, _read_turn, god_legal_turns, kind)
+
+def play_turns(state: GodState, turns: str | list[str]) -> GodState:
+    "The position after playing `turns` (a space-separated string or a list) from `state`."
+    return play_texts(state, turns, parse_turn, god_apply)
+
+# %% ../nbs/01b_gods.ipynb #f86c29de
 def _step_words(step: Step) -> str:
     return {"place": "a placement on", "move": "a move to", "build": "a build on", "dome": "a dome on"}[step.kind] + " " + cell_name(step.cell)
 
@@ -415,16 +426,6 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     else: whose = "allowed there"
     examples = ", ".join(_step_words(s) for s in may[:3]) + (", ..." if len(may) > 3 else "")
     return f"step {k + 1}, {_step_words(turn[k])}, is not one {god} may take {done} ({whose}: {examples})"
-
-def parse_turn(state: GodState, text: str) -> Turn:
-    "The legal turn written as `text` in `state` (chapter 01a's `parse_legal`, with the gods' rules), or why it is not."
-    kind = lambda turn: (f"turn for {state.gods[state.player].capitalize()} in {format_god_position(state)}: "
-                         f"{why_not_a_turn(state, turn)}")
-    return parse_legal(state, text, _read_turn, god_legal_turns, kind)
-
-def play_turns(state: GodState, turns: str | list[str]) -> GodState:
-    "The position after playing `turns` (a space-separated string or a list) from `state`."
-    return play_texts(state, turns, parse_turn, god_apply)
 
 # %% ../nbs/01b_gods.ipynb #ecef3c99
 def board_symmetries() -> list[tuple[int, ...]]:

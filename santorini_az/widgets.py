@@ -148,11 +148,12 @@ def _frame(cell, px, flipped, inset, color, width, dash=""):
             f'stroke="{color}" stroke-width="{width}"{dash}/>')
 
 # %% ../nbs/29_widgets.ipynb #cbd52d50
-def _arrow(x1, y1, x2, y2, width, color, opacity) -> str:
-    "A straight arrow from (x1, y1) to (x2, y2) as an SVG line and a triangular head."
+def _arrow(x1, y1, x2, y2, width, color, opacity, gap=0.0) -> str:
+    "A straight arrow from (x1, y1) to (x2, y2) as an SVG line and a triangular head, its line starting `gap` along the way."
     dx, dy = x2 - x1, y2 - y1
     length = max(1e-9, (dx * dx + dy * dy) ** 0.5)
     ux, uy = dx / length, dy / length
+    x1, y1 = x1 + ux * gap, y1 + uy * gap  # off the mark of the worker that moves, whose letter stays readable
     head = 3 * width + 6
     bx, by = x2 - ux * head, y2 - uy * head
     points = f"{x2:.1f},{y2:.1f} {bx - uy * head / 2:.1f},{by + ux * head / 2:.1f} {bx + uy * head / 2:.1f},{by - ux * head / 2:.1f}"
@@ -206,10 +207,11 @@ def _arrows_svg(arrows, px, flipped) -> list[str]:
     for arrow in arrows:
         weight = float(arrow.get("weight", 1.0))
         (x1, y1), (x2, y2) = (_cell_origin(arrow[k], px, flipped) for k in ("from", "to"))
-        out.append(_arrow(x1 + px / 2, y1 + px / 2, x2 + px / 2, y2 + px / 2, 1.5 + 5 * weight, "#7b3fbf", 0.35 + 0.6 * weight))
+        out.append(_arrow(x1 + px / 2, y1 + px / 2, x2 + px / 2, y2 + px / 2, 1.5 + 5 * weight, "#7b3fbf", 0.35 + 0.6 * weight,
+                          gap=px * 0.3))
         if arrow.get("build") is not None:
             bx, by = _cell_origin(arrow["build"], px, flipped)
-            out.append(f'<rect x="{bx + px / 2 - 5}" y="{by + px / 2 - 5}" width="10" height="10" fill="#7b3fbf" '
+            out.append(f'<rect x="{bx + px * 0.75 - 5}" y="{by + px * 0.25 - 5}" width="10" height="10" fill="#7b3fbf" '
                        f'fill-opacity="{0.35 + 0.6 * weight:.2f}"/>')
     return out
 
@@ -244,9 +246,10 @@ function frame(svg, cell, px, flipped, inset, color, width, dash) {
   if (dash) attrs["stroke-dasharray"] = dash;
   add(svg, "rect", attrs);
 }
-function arrow(svg, x1, y1, x2, y2, width, color, opacity) {
+function arrow(svg, x1, y1, x2, y2, width, color, opacity, gap = 0) {
   const dx = x2 - x1, dy = y2 - y1, length = Math.max(1e-9, Math.hypot(dx, dy));
   const ux = dx / length, uy = dy / length, head = 3 * width + 6, bx = x2 - ux * head, by = y2 - uy * head;
+  x1 += ux * gap; y1 += uy * gap;  // off the mark of the worker that moves, as the Python picture does
   const g = add(svg, "g", { opacity });
   add(g, "line", { x1, y1, x2: bx, y2: by, stroke: color, "stroke-width": width, "stroke-linecap": "round" });
   add(g, "polygon", { points: `${x2},${y2} ${bx - uy * head / 2},${by + ux * head / 2} ${bx + uy * head / 2},${by - ux * head / 2}`,
@@ -286,10 +289,10 @@ function drawBoard(svg, m) {
   }));
   for (const a of m.arrows) {
     const w = a.weight ?? 1, [x1, y1] = origin(a.from, px, flipped), [x2, y2] = origin(a.to, px, flipped);
-    arrow(svg, x1 + px / 2, y1 + px / 2, x2 + px / 2, y2 + px / 2, 1.5 + 5 * w, "#7b3fbf", 0.35 + 0.6 * w);
+    arrow(svg, x1 + px / 2, y1 + px / 2, x2 + px / 2, y2 + px / 2, 1.5 + 5 * w, "#7b3fbf", 0.35 + 0.6 * w, px * 0.3);
     if (a.build !== null && a.build !== undefined) {
       const [bx, by] = origin(a.build, px, flipped);
-      add(svg, "rect", { x: bx + px / 2 - 5, y: by + px / 2 - 5, width: 10, height: 10, fill: "#7b3fbf",
+      add(svg, "rect", { x: bx + px * 0.75 - 5, y: by + px * 0.25 - 5, width: 10, height: 10, fill: "#7b3fbf",
                          "fill-opacity": 0.35 + 0.6 * w });
     }
   }
@@ -871,7 +874,7 @@ def _inspect_svg(self: InspectWidget) -> str:
 def _inspect_html(self: InspectWidget) -> str:
     "The inspection at the current ply as HTML: per evaluator, the two boards, then the eval bar, PV and table."
     state = self.states[self.ply]
-    rows = "".join(f'<div style="display:flex;gap:12px;align-items:flex-start">{w["prior"].to_svg()}{w["share"].to_svg()}'
+    rows = "".join(f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">{w["prior"].to_svg()}{w["share"].to_svg()}'
                    f'{self._side_html(self.inspection(self.ply, r), state, self.specs[r])}</div>' for r, w in enumerate(self.rows))
     return f"<div><p><b>ply {self.ply}</b>: {html.escape(self.status(state))}</p>{rows}</div>"
 

@@ -273,6 +273,18 @@ def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):
     ET.fromstring(look.to_svg())
 
 
+def test_an_arrow_starts_off_the_mark_of_the_worker_it_moves():
+    "The arrows of a search's moves leave the moving worker's letter readable: the line starts outside its disc."
+    board = BoardWidget(moves="C3 B2 D2 E1", interactive=False)
+    board.arrows = [{"from": 12, "to": 7, "build": None, "weight": 1.0}]  # C3's worker to C4
+    root = ET.fromstring(board.to_svg())
+    line = next(e for e in root.iter() if e.tag.endswith("line") and e.get("stroke") == "#7b3fbf")
+    discs = [e for e in root.iter() if e.tag.endswith("circle") and e.get("stroke") == "#222"]  # the workers
+    x, y = float(line.get("x1")), float(line.get("y1"))
+    nearest = min(discs, key=lambda d: (float(d.get("cx")) - x) ** 2 + (float(d.get("cy")) - y) ** 2)
+    assert ((float(nearest.get("cx")) - x) ** 2 + (float(nearest.get("cy")) - y) ** 2) ** 0.5 >= float(nearest.get("r"))
+
+
 def test_static_pictures_are_svg_and_deterministic():
     a, b = BoardWidget(moves="C3 B2 D2 E1"), BoardWidget(moves="C3 B2 D2 E1")
     a.click(12); b.click(12)

@@ -204,7 +204,9 @@ def board_svg(state: State, cell_px: int = 48) -> str:
     "The board as an SVG picture."
     margin = cell_px // 2
     side = SIZE * cell_px + margin
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" font-family="sans-serif">']
+    # the viewBox lets a narrower page scale the picture down instead of cropping it
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{side}" height="{side}" viewBox="0 0 {side} {side}" '
+             'font-family="sans-serif">']
     for cell in range(CELLS):
         row, col = row_col(cell)
         x, y, level = margin + col * cell_px, row * cell_px, state.heights[cell]

@@ -55,7 +55,8 @@ def sub_actions_svg(marked=(), cell_px: int = 22) -> str:
     "The 126 sub-actions as five 5×5 blocks (place, move worker 1, move worker 2, build, dome) and `end`; `marked` ringed."
     titles, gap = ("place", "move worker 1", "move worker 2", "build", "dome"), cell_px
     side, marked = SIZE * cell_px, set(marked)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{6 * (side + gap)}" height="{side + 34}" '
+    width, height = 6 * (side + gap), side + 34
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
              'font-family="sans-serif">']
     def square(index, x, y, fill):
         ring = ' stroke="#2a9d2a" stroke-width="3"' if index in marked else ' stroke="#888"'

@@ -165,7 +165,8 @@ def board_picture(state: State, px: int = 56, *, flipped: bool = False, selectio
                   heat=(), heat_labels=(), arrows=()) -> str:
     "`state` as an SVG element `px` pixels per cell, with the overlays described above (all cells are 0-24)."
     side = SIZE * px
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{LABEL_GUTTER + side + 2}" height="{side + LABEL_GUTTER}" '
+    width, height = LABEL_GUTTER + side + 2, side + LABEL_GUTTER
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
            f'font-family="sans-serif">']
     for cell in range(CELLS):
         x, y = _cell_origin(cell, px, flipped)
@@ -563,7 +564,8 @@ def _board_svg(self: BoardWidget) -> str:
     lines = self._picture_lines()
     height = top + SIZE * self.cell_px + LABEL_GUTTER + 18 * len(lines) + 6
     title = f'<text x="0" y="15" font-size="14" font-weight="bold">{html.escape(self.title)}</text>' if self.title else ""
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{max(side, 7 * max(len(t) for t, *_ in lines))}" height="{height}" '
+    width = max(side, 7 * max(len(t) for t, *_ in lines))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
             f'font-family="sans-serif">{title}<g transform="translate(0,{top})">{board}</g>'
             f'{_text_lines(lines, 0, top + SIZE * self.cell_px + LABEL_GUTTER, side)}</svg>')
 
@@ -744,7 +746,8 @@ def overlay(moves: Sequence[Sequence[int]], weights: Sequence[float], top: int =
 def eval_bar(value: float, network_value: float | None, player: int, height: int = 280, width: int = 22) -> str:
     "An SVG eval bar for the player to move: filled from the bottom in their colour by (value + 1) / 2."
     filled = height * (max(-1.0, min(1.0, value)) + 1) / 2
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 44}" height="{height + 28}" font-family="sans-serif">',
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 44}" height="{height + 28}" '
+           f'viewBox="0 0 {width + 44} {height + 28}" font-family="sans-serif">',
            '<g transform="translate(0,8)">',  # room above the bar for the value's label
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ddd" stroke="#555"/>',
            f'<rect x="0" y="{height - filled:.1f}" width="{width}" height="{filled:.1f}" fill="{PLAYER_FILL[player]}"/>',
@@ -854,7 +857,8 @@ def _inspect_svg(self: InspectWidget) -> str:
     board_w = LABEL_GUTTER + SIZE * self.cell_px + 2
     board_h = SIZE * self.cell_px + LABEL_GUTTER + 22 + 18 + 6
     row_h, width = board_h + 12, 2 * board_w + 24 + 66 + 300
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{30 + row_h * len(self.rows)}" font-family="sans-serif">',
+    height = 30 + row_h * len(self.rows)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif">',
            f'<text x="0" y="16" font-size="14" font-weight="bold">ply {ply}: {html.escape(self.status(state))}</text>']
     for row, widgets in enumerate(self.rows):
         y, seen = 30 + row * row_h, self.inspection(ply, row)

@@ -285,6 +285,16 @@ def test_an_arrow_starts_off_the_mark_of_the_worker_it_moves():
     assert ((float(nearest.get("cx")) - x) ** 2 + (float(nearest.get("cy")) - y) ** 2) ** 0.5 >= float(nearest.get("r"))
 
 
+def test_static_pictures_scale_down_in_a_narrow_column():
+    "Every picture's viewBox is its own size, so a docs column narrower than the picture scales it instead of cropping."
+    from santorini_az.game import board_svg
+    from santorini_az.god_encoding import sub_actions_svg
+    look = InspectWidget(moves="C3 B2 D2 E1", simulations=8)
+    for svg in (board_svg(initial_state()), sub_actions_svg(), BoardWidget(moves="C3 B2").to_svg(), look.to_svg()):
+        root = ET.fromstring(svg)
+        assert root.get("viewBox") == f"0 0 {root.get('width')} {root.get('height')}", root.attrib
+
+
 def test_static_pictures_are_svg_and_deterministic():
     a, b = BoardWidget(moves="C3 B2 D2 E1"), BoardWidget(moves="C3 B2 D2 E1")
     a.click(12); b.click(12)

@@ -152,6 +152,7 @@ body.preview-page { margin: 0; font-family: system-ui, -apple-system, "Segoe UI"
 .preview-main .celltag_preview-asis .jp-OutputArea-output { margin: 0; }
 .preview-main .jp-RenderedHTMLCommon table { font-size: 0.9rem; }
 .preview-main .jp-RenderedImage img { max-width: 100%; height: auto; }
+.preview-main .jp-OutputArea-output svg:not(svg svg) { max-width: 100%; height: auto; }
 details.preview-fold > summary { cursor: pointer; color: #6c757d; font-size: 0.9rem; margin-bottom: 0.25rem; }
 .preview-error, .preview-widget-missing { border-left: 3px solid #dc3545; padding-left: 0.5rem; }
 .preview-pager { display: flex; justify-content: space-between; gap: 1rem; margin-top: 3rem; padding-top: 1rem;

@@ -14,7 +14,7 @@ from typing import NamedTuple, Union
 __all__ = ['SIZE', 'CELLS', 'DOME', 'WIN_LEVEL', 'DIRECTIONS', 'DIRECTION_NAMES', 'STEPS', 'Action', 'WORKER_NAMES',
            'WORKER_MARKS', 'row_col', 'cell_at', 'step', 'Placement', 'Move', 'State', 'initial_state', 'occupied',
            'in_setup', 'legal_placements', 'can_climb', 'legal_moves', 'has_climbed', 'legal_actions', 'apply',
-           'is_over', 'winner', 'board_text', 'board_svg', 'perft', 'random_openings']
+           'is_over', 'winner', 'board_text', 'how_won', 'board_svg', 'perft', 'random_openings']
 
 # %% ../nbs/01_game.ipynb #fc7e21aa
 SIZE = 5  # the board is SIZE x SIZE
@@ -187,10 +187,13 @@ def board_text(state: State) -> str:
         lines.append(f"{SIZE - row}  " + " ".join(cells))
     return "\n".join(lines)
 
+def how_won(state: State) -> str:
+    "What follows 'player N has won' in a finished game: nothing after a climb, that the loser to move cannot move."
+    return "" if has_climbed(state) else f": player {state.player + 1} cannot move"
+
 def _state_str(state: State) -> str:
     over = winner(state)
-    stuck = "" if over is None or has_climbed(state) else f": player {state.player + 1} cannot move"  # won by blocking
-    status = f"player {over + 1} has won{stuck}" if over is not None else f"player {state.player + 1} to " + (
+    status = f"player {over + 1} has won{how_won(state)}" if over is not None else f"player {state.player + 1} to " + (
         "place" if in_setup(state) else "move")
     return board_text(state) + "\n" + status
 

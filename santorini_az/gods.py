@@ -25,9 +25,9 @@ __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS',
            'can_step', 'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build',
            'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns',
            'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner',
-           'god_perft', 'turn_of_action', 'format_god_position', 'parse_god_position', 'parse_any_position',
-           'position_text', 'format_turn', 'parse_turn', 'play_turns', 'why_not_a_turn', 'board_symmetries',
-           'setup_classes', 'first_turns_from_start']
+           'god_perft', 'god_how_won', 'turn_of_action', 'format_god_position', 'parse_god_position',
+           'parse_any_position', 'position_text', 'format_turn', 'parse_turn', 'play_turns', 'why_not_a_turn',
+           'board_symmetries', 'setup_classes', 'first_turns_from_start']
 
 # %% ../nbs/01b_gods.ipynb #fbab731e
 GODS = ("mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur", "pan",
@@ -295,11 +295,14 @@ def god_perft(state: GodState, depth: int) -> int:
     return perft(state, depth, god_legal_turns, god_apply)
 
 # %% ../nbs/01b_gods.ipynb #662f33ff
+def god_how_won(state: GodState) -> str:
+    "`how_won` with gods: nothing after a winning turn (a climb, Pan's drop), else the loser to move has no legal turn."
+    return "" if state.won else f": player {state.player + 1} has no legal turn"
+
 def _god_state_str(state: GodState) -> str:
     "The board as chapter 01 draws it, whose turn it is with which god (or who has won), Athena's mark, both gods."
     over, gods = god_winner(state), [god.capitalize() for god in state.gods]
-    stuck = "" if state.won else f": player {state.player + 1} has no legal turn"  # won by leaving the opponent none
-    if over is not None: status = f"player {over + 1} ({gods[over]}) has won{stuck}"
+    if over is not None: status = f"player {over + 1} ({gods[over]}) has won{god_how_won(state)}"
     else: status = f"player {state.player + 1} ({gods[state.player]}) to " + ("place" if in_setup(state.board) else "move")
     if state.athena_moved_up and over is None: status += " (Athena moved up last turn: no worker may move up now)"
     return f"{board_text(state.board)}\n{status}\ngods: player 1 {gods[0]}, player 2 {gods[1]}"

@@ -20,7 +20,7 @@ import ipywidgets
 import traitlets
 
 from .game import (CELLS, DOME, SIZE, STEPS, WIN_LEVEL, WORKER_MARKS, Action, Move, Placement, State,
-                               has_climbed, in_setup, initial_state, legal_actions, row_col, winner)
+                               how_won, in_setup, initial_state, legal_actions, row_col, winner)
 from .notation import (START, NotationError, cell_name, format_action, format_position, parse_action,
                                    parse_position)
 from .encoding import action_from_index
@@ -30,7 +30,7 @@ from .arena import is_reference, search_factory
 from .rundir import Record, RunError, read_records
 from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
 from .gods import (GODS, POWER_TEXT, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
-                               god_start, move, parse_god_position, parse_turn, place)
+                               god_how_won, god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
 from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mid_turn, most_visited,
@@ -399,7 +399,7 @@ def _as_state(position: State | str | None) -> State:
 def status_line(state: State) -> str:
     "Whose turn it is, or who has won, in words."
     if (w := winner(state)) is not None:
-        return f"player {w + 1} ({PLAYER_NAMES[w]}) has won" + ("" if has_climbed(state) else f": player {2 - w} cannot move")
+        return f"player {w + 1} ({PLAYER_NAMES[w]}) has won{how_won(state)}"
     who = f"player {state.player + 1} ({PLAYER_NAMES[state.player]})"
     return f"{who} to place a worker" if in_setup(state) else f"{who} to move"
 
@@ -1011,7 +1011,7 @@ def power_line(player: int, god: str) -> str:
 def god_status_line(state: GodState) -> str:
     "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
-    if (w := node_winner(state)) is not None: return f"{who(w)} has won" + ("" if state.won else f": player {2 - w} has no legal turn")
+    if (w := node_winner(state)) is not None: return f"{who(w)} has won{god_how_won(state)}"
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line

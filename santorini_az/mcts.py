@@ -242,83 +242,55 @@ class Search:
         elif self.config.dirichlet_fraction > 0:
             add_dirichlet_noise(self.root, self.config.dirichlet_alpha, self.config.dirichlet_fraction, self.rng)
 
-    def _select(self) -> tuple[Path, Node]:
-        "The next simulation's path and leaf: PUCT from the root down, or Gumbel's pick at the root and PUCT below."
-        if self.gumbel is None: return select_leaf(self.root, self.config)
-        edge = self.gumbel.next_edge()
-        path, leaf = select_leaf(self.root.child(edge), self.config)
-        return [(self.root, edge)] + path, leaf
+# %% ../nbs/03_mcts.ipynb #a3ceb3fd
+def _select(self: Search) -> tuple[Path, Node]:
+    "The next simulation's path and leaf: PUCT from the root down, or Gumbel's pick at the root and PUCT below."
+    if self.gumbel is None: return select_leaf(self.root, self.config)
+    edge = self.gumbel.next_edge()
+    path, leaf = select_leaf(self.root.child(edge), self.config)
+    return [(self.root, edge)] + path, leaf
 
-    def _simulate(self) -> None:
-        "Run simulations until one needs an evaluation, or all are done."
-        self._path, self._leaf = [], None
-        while self.simulations_done < self.config.simulations:
-            path, leaf = self._select()
-            if leaf.is_terminal:
-                backup(path, leaf.player, self._terminal_value(leaf))
-                self.simulations_done += 1
-            else:
-                self._path, self._leaf = path, leaf
-                return
-
-    def _terminal_value(self, leaf: Node) -> float:
-        "The finished game's value at `leaf` for its player to move: lost (other rules, such as chapter 10b's gods, differ)."
-        return TERMINAL_VALUE
-
-    def pending(self) -> State | None:
-        "The position whose evaluation the search is waiting for, or None when the search is done."
-        return None if self._leaf is None else self._leaf.state
-
-    def resume(self, logits: Sequence[float], value: float) -> None:
-        "Hand over the evaluation of `pending()`: 153 `logits` and its `value` for the player to move there."
-        leaf = self._leaf
-        if leaf is None: raise RuntimeError("resume() called, but the search is not waiting for an evaluation")
-        expand(leaf, logits, value)
-        if leaf is self.root: self._prepare_root()
-        else:
-            backup(self._path, leaf.player, leaf.value)
+def _simulate(self: Search) -> None:
+    "Run simulations until one needs an evaluation, or all are done."
+    self._path, self._leaf = [], None
+    while self.simulations_done < self.config.simulations:
+        path, leaf = self._select()
+        if leaf.is_terminal:
+            backup(path, leaf.player, self._terminal_value(leaf))
             self.simulations_done += 1
-        self._simulate()
+        else:
+            self._path, self._leaf = path, leaf
+            return
 
-    def run(self, evaluate: Callable[[State], tuple[Sequence[float], float]]) -> Search:
-        "Answer every request with `evaluate(state) -> (logits153, value)` until the search is done."
-        while (state := self.pending()) is not None:
-            self.resume(*evaluate(state))
-        return self
+def _terminal_value(self: Search, leaf: Node) -> float:
+    "The finished game's value at `leaf` for its player to move: lost (other rules, such as chapter 10b's gods, differ)."
+    return TERMINAL_VALUE
 
-    def visit_counts(self) -> list[int]:
-        "The root's visit count for each of the 153 actions."
-        return visit_counts(self.root)
+Search._select, Search._simulate, Search._terminal_value = _select, _simulate, _terminal_value
 
-    def policy(self, temperature: float = 1.0) -> list[float]:
-        "153 probabilities from the root's visits (temperature 1: visit fractions, the training target)."
-        return visit_policy(self.root, temperature)
+# %% ../nbs/03_mcts.ipynb #247aa6b7
+def _pending(self: Search) -> State | None:
+    "The position whose evaluation the search is waiting for, or None when the search is done."
+    return None if self._leaf is None else self._leaf.state
 
-    def improved_policy(self) -> list[float]:
-        "153 probabilities: the root's completed-Q improved policy (Gumbel's training target, see `improved_policy`)."
-        return improved_policy(self.root, self.config)
+def _resume(self: Search, logits: Sequence[float], value: float) -> None:
+    "Hand over the evaluation of `pending()`: 153 `logits` and its `value` for the player to move there."
+    leaf = self._leaf
+    if leaf is None: raise RuntimeError("resume() called, but the search is not waiting for an evaluation")
+    expand(leaf, logits, value)
+    if leaf is self.root: self._prepare_root()
+    else:
+        backup(self._path, leaf.player, leaf.value)
+        self.simulations_done += 1
+    self._simulate()
 
-    def choose_action(self, temperature: float = 0.0, rng: random.Random | None = None) -> int:
-        """An action index to play: the most visited at temperature 0, else drawn with `rng` (default: the search's).
-        A Gumbel search plays `GumbelRoot.choice`, already a draw (by its Gumbel noise): `temperature` is unused."""
-        if self.gumbel is not None: return self.gumbel.choice()
-        return choose_action(self.root, temperature, rng or self.rng)
+def _run(self: Search, evaluate: Callable[[State], tuple[Sequence[float], float]]) -> Search:
+    "Answer every request with `evaluate(state) -> (logits153, value)` until the search is done."
+    while (state := self.pending()) is not None:
+        self.resume(*evaluate(state))
+    return self
 
-    def root_value(self) -> float:
-        "The root's mean backed-up value, for the player to move at the root."
-        return node_value(self.root)
-
-    def target_value(self) -> float:
-        """The root value self-play records (half of a value target, chapter 7a): `root_value()`, or for a Gumbel
-        search with `gumbel_value='improved'`, the improved policy's value (`improved_value`, *Gumbel at the root*)."""
-        if self.gumbel is not None and self.config.gumbel_value == "improved": return improved_value(self.root, self.config)
-        return self.root_value()
-
-    def advance(self, action: int) -> None:
-        "Play `action` (legal at the root): its subtree becomes the root and a new round of simulations begins."
-        root = self.root
-        if action not in root.actions: raise ValueError(f"action {action} is not legal at the root")
-        self._start(root.child(root.actions.index(action)))
+Search.pending, Search.resume, Search.run = _pending, _resume, _run
 
 # %% ../nbs/03_mcts.ipynb #5d1997cc
 def uniform_evaluator(state: State) -> tuple[list[float], float]:
@@ -329,6 +301,47 @@ def run_search(state: State, evaluate: Callable[[State], tuple[Sequence[float], 
                config: SearchConfig | None = None, rng: random.Random | None = None) -> Search:
     "Search `state` to the end, calling `evaluate(state) -> (logits153, value)` for each position it needs."
     return Search(state, config, rng).run(evaluate)
+
+# %% ../nbs/03_mcts.ipynb #d24ad856
+def _visit_counts(self: Search) -> list[int]:
+    "The root's visit count for each of the 153 actions."
+    return visit_counts(self.root)
+
+def _policy(self: Search, temperature: float = 1.0) -> list[float]:
+    "153 probabilities from the root's visits (temperature 1: visit fractions, the training target)."
+    return visit_policy(self.root, temperature)
+
+def _improved_policy(self: Search) -> list[float]:
+    "153 probabilities: the root's completed-Q improved policy (Gumbel's training target, see `improved_policy`)."
+    return improved_policy(self.root, self.config)
+
+def _choose_action(self: Search, temperature: float = 0.0, rng: random.Random | None = None) -> int:
+    """An action index to play: the most visited at temperature 0, else drawn with `rng` (default: the search's).
+    A Gumbel search plays `GumbelRoot.choice`, already a draw (by its Gumbel noise): `temperature` is unused."""
+    if self.gumbel is not None: return self.gumbel.choice()
+    return choose_action(self.root, temperature, rng or self.rng)
+
+def _root_value(self: Search) -> float:
+    "The root's mean backed-up value, for the player to move at the root."
+    return node_value(self.root)
+
+def _target_value(self: Search) -> float:
+    """The root value self-play records (half of a value target, chapter 7a): `root_value()`, or for a Gumbel
+    search with `gumbel_value='improved'`, the improved policy's value (`improved_value`, *Gumbel at the root*)."""
+    if self.gumbel is not None and self.config.gumbel_value == "improved": return improved_value(self.root, self.config)
+    return self.root_value()
+
+Search.visit_counts, Search.policy, Search.improved_policy = _visit_counts, _policy, _improved_policy
+Search.choose_action, Search.root_value, Search.target_value = _choose_action, _root_value, _target_value
+
+# %% ../nbs/03_mcts.ipynb #e2f3c988
+def _advance(self: Search, action: int) -> None:
+    "Play `action` (legal at the root): its subtree becomes the root and a new round of simulations begins."
+    root = self.root
+    if action not in root.actions: raise ValueError(f"action {action} is not legal at the root")
+    self._start(root.child(root.actions.index(action)))
+
+Search.advance = _advance
 
 # %% ../nbs/03_mcts.ipynb #92e6411f
 def visits_by_cell(search: Search) -> list[int]:

@@ -145,6 +145,7 @@ body.preview-page { margin: 0; font-family: system-ui, -apple-system, "Segoe UI"
 .preview-main .jp-InputArea-editor, .preview-main .jp-OutputArea-output, .preview-main pre {
   scrollbar-width: thin; scrollbar-color: #adb5bd transparent; }
 .preview-main .jp-OutputArea-output pre { font-size: 0.85rem; }
+.preview-main .jp-RenderedMarkdown pre { font-family: var(--jp-code-font-family, monospace); font-size: 0.85rem; white-space: pre; }
 .preview-main .jp-OutputArea-output { overflow-x: auto; min-width: 0; }
 .preview-main .katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.25rem 0; }
 .preview-title code, .preview-description code { font-size: 0.9em; background: #f3f3f6; border-radius: 3px; padding: 0 0.2em; }

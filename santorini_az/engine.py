@@ -34,7 +34,7 @@ __all__ = ['MAX_LEGAL', 'OFF_BOARD', 'UNPLACED', 'NEIGHBOURS', 'ROOT', 'UNVISITE
            'gumbel_edge', 'gumbel_choice', 'gumbel_root_edge', 'move_budget', 'select_leaves', 'add_root_noise',
            'expand_leaf', 'expand_leaves', 'keep_subtree', 'choose_edge', 'pruned_visits', 'log_root', 'play_moves',
            'encode_positions', 'make_record', 'SelfPlay', 'LinearEvaluator', 'search_batch', 'search_positions',
-           'root_value', 'available_cores', 'play_share', 'receive', 'process_cpu_seconds', 'GamePool', 'WorkerPool',
+           'root_value', 'available_cores', 'play_share', 'process_cpu_seconds', 'GamePool', 'receive', 'WorkerPool',
            'worker_pool', 'close_worker_pools', 'play_games']
 
 # %% ../nbs/06_engine.ipynb #07c1da39
@@ -207,6 +207,7 @@ class Tree(NamedTuple):
     num_nodes: np.ndarray
     num_edges: np.ndarray
 
+# %% ../nbs/06_engine.ipynb #52ae667d
 def empty_tree(batch: int, max_nodes: int, edges_per_node: int = MAX_LEGAL) -> Tree:
     "A `Tree` for `batch` games of up to `max_nodes` nodes each, all empty (chapter 11c's god trees keep 126 edges a node)."
     n, e = max_nodes, max_nodes * edges_per_node
@@ -220,6 +221,7 @@ def empty_tree(batch: int, max_nodes: int, edges_per_node: int = MAX_LEGAL) -> T
         edge_prior=np.zeros((batch, e), np.float64),
         num_nodes=np.zeros(batch, np.int32), num_edges=np.zeros(batch, np.int32))
 
+# %% ../nbs/06_engine.ipynb #a3dbad44
 def tree_bytes(max_nodes: int, games: int) -> int:
     "The memory the trees of `games` games of `max_nodes` nodes each take (every node has room for MAX_LEGAL edges)."
     per_node = sum(a.nbytes for a in empty_tree(1, 1)) - 8  # one node and its edges, less the two per-tree counters
@@ -398,6 +400,7 @@ def empty_slots(batch: int, max_nodes: int, root_edges: int, leaf: int = 0) -> S
                  evaluator=np.zeros((b, 2), np.int8), noise=np.ones((b, root_edges), np.float64),
                  noise_used=np.ones(b, np.bool_), uniform=np.zeros(b, np.float64))
 
+# %% ../nbs/06_engine.ipynb #2429aa4c
 @named_for_numba("santorini_az.engine")
 class Games(NamedTuple):
     """Bookkeeping for B game slots searching with trees of up to N nodes; L = MAX_PLIES.
@@ -789,6 +792,7 @@ def pruned_visits(tree, g, c_puct, forced_k, out) -> None:
         kept = min(n, math.ceil(max(n - math.sqrt(forced_k * tree.edge_prior[g, e] * searched), needed)))
         out[k] = kept if kept > 1 else 0  # an edge left with one visit is dropped altogether
 
+# %% ../nbs/06_engine.ipynb #e341d5ea
 @njit(cache=True)
 def log_root(tree, games, g, c_puct, forced_k, gumbel) -> None:
     """Record game `g`'s root position, policy target and search value before its next action. The target is the
@@ -922,73 +926,79 @@ class SelfPlay:
         self.started[slot] = (game_id, state)
         return None
 
-    def step(self) -> list[GameRecord]:
-        "One simulation for every game in flight (one batched network call); returns the games that finished."
-        c, g = self.config, self.games
-        used = np.flatnonzero(g.slots.noise_used)  # fresh randomness for the roots that have consumed theirs
-        if len(used):
-            g.slots.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
-            g.slots.noise_used[used] = False
-        self.draw_gumbel()
-        self.rng.random(out=g.slots.uniform)
-        if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
-        forced_k = c.forced_playouts if self.noise_fraction > 0 else 0.0  # only where root noise asks for exploring
-        rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k,
-                             self.gumbel, self.planes, self.leaf_games)
-        if rows: self._evaluate(rows)
-        expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, self.noise_fraction)
-        if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,
-                          c.temperature_plies, self.noise_fraction, c.reuse_tree, c.c_puct, forced_k,
-                          self.gumbel): return []
-        records = []
-        for slot in np.flatnonzero(g.slots.finished).tolist():
-            game_id, start = self.started[slot]
-            records.append(make_record(g, slot, start, game_id, int(g.slots.winner[slot])))
-            g.slots.active[slot], g.slots.finished[slot] = False, False
-        return records
+# %% ../nbs/06_engine.ipynb #b64a8914
+def _step(self: SelfPlay) -> list[GameRecord]:
+    "One simulation for every game in flight (one batched network call); returns the games that finished."
+    c, g = self.config, self.games
+    used = np.flatnonzero(g.slots.noise_used)  # fresh randomness for the roots that have consumed theirs
+    if len(used):
+        g.slots.noise[used] = self.rng.gamma(c.dirichlet_alpha, 1.0, (len(used), MAX_LEGAL))
+        g.slots.noise_used[used] = False
+    self.draw_gumbel()
+    self.rng.random(out=g.slots.uniform)
+    if c.full_search_share < 1: self.rng.random(out=g.coin)  # only then: the same games as ever without caps
+    forced_k = c.forced_playouts if self.noise_fraction > 0 else 0.0  # only where root noise asks for exploring
+    rows = select_leaves(self.tree, g, c.simulations, c.fast_simulations, c.c_puct, c.fpu_value, forced_k,
+                         self.gumbel, self.planes, self.leaf_games)
+    if rows: self._evaluate(rows)
+    expand_leaves(self.tree, g, rows, self.leaf_games, self.logits, self.values, self.noise_fraction)
+    if not play_moves(self.tree, g, c.simulations, c.fast_simulations, c.full_search_share, c.temperature,
+                      c.temperature_plies, self.noise_fraction, c.reuse_tree, c.c_puct, forced_k,
+                      self.gumbel): return []
+    records = []
+    for slot in np.flatnonzero(g.slots.finished).tolist():
+        game_id, start = self.started[slot]
+        records.append(make_record(g, slot, start, game_id, int(g.slots.winner[slot])))
+        g.slots.active[slot], g.slots.finished[slot] = False, False
+    return records
 
-    def draw_gumbel(self) -> None:
-        """Fresh Gumbel draws for the games whose root has played its move (with Gumbel on); with
-        `gumbel_noise="opening"`, zeros for a root past the first `temperature_plies` actions (drawn all the same, so
-        that the generator's stream does not depend on the setting)."""
-        used = np.flatnonzero(self.games.gumbel_used) if self.gumbel.actions else []
-        if len(used):
-            self.games.gumbel[used] = self.rng.gumbel(size=(len(used), MAX_LEGAL))
-            if self.config.gumbel_noise == "opening":
-                self.games.gumbel[used[self.games.plies[used] >= self.config.temperature_plies]] = 0.0
-            self.games.gumbel_used[used] = False
+def _draw_gumbel(self: SelfPlay) -> None:
+    """Fresh Gumbel draws for the games whose root has played its move (with Gumbel on); with
+    `gumbel_noise="opening"`, zeros for a root past the first `temperature_plies` actions (drawn all the same, so
+    that the generator's stream does not depend on the setting)."""
+    used = np.flatnonzero(self.games.gumbel_used) if self.gumbel.actions else []
+    if len(used):
+        self.games.gumbel[used] = self.rng.gumbel(size=(len(used), MAX_LEGAL))
+        if self.config.gumbel_noise == "opening":
+            self.games.gumbel[used[self.games.plies[used] >= self.config.temperature_plies]] = 0.0
+        self.games.gumbel_used[used] = False
 
-    def _evaluate(self, rows: int) -> None:
-        "Fill `logits[:rows]` and `values[:rows]` for the leaves in `planes[:rows]`."
-        self.positions_evaluated += rows
-        if len(self.evaluators) == 1:
-            logits, values = self.evaluators[0](self.planes[:rows])
-            self.logits[:rows], self.values[:rows] = logits, values
-            return
-        games = self.leaf_games[:rows]  # arena: each game's root player chooses the evaluator
-        root_player = self.tree.node_player[games, 0]
-        chosen = self.games.slots.evaluator[games, root_player]
-        for k, evaluate in enumerate(self.evaluators):
-            index = np.flatnonzero(chosen == k)
-            if len(index):
-                logits, values = evaluate(self.planes[index])
-                self.logits[index], self.values[index] = logits, values
+def _evaluate(self: SelfPlay, rows: int) -> None:
+    "Fill `logits[:rows]` and `values[:rows]` for the leaves in `planes[:rows]`."
+    self.positions_evaluated += rows
+    if len(self.evaluators) == 1:
+        logits, values = self.evaluators[0](self.planes[:rows])
+        self.logits[:rows], self.values[:rows] = logits, values
+        return
+    games = self.leaf_games[:rows]  # arena: each game's root player chooses the evaluator
+    root_player = self.tree.node_player[games, 0]
+    chosen = self.games.slots.evaluator[games, root_player]
+    for k, evaluate in enumerate(self.evaluators):
+        index = np.flatnonzero(chosen == k)
+        if len(index):
+            logits, values = evaluate(self.planes[index])
+            self.logits[index], self.values[index] = logits, values
 
-    def play(self, starts: Sequence[tuple[int, State, tuple[int, int]]],
-             progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
-        "Play every (game id, start State, evaluators) in `starts`, refilling slots as games end; records by game id."
-        pending, records = list(starts)[::-1], []
-        def finished(record):
-            records.append(record)
-            if progress: progress(record)
-        while pending or self.in_flight:
-            for slot in self.free_slots():
-                if not pending: break
-                record = self.start_game(slot, pending[-1][1], pending[-1][0], pending[-1][2])
-                pending.pop()
-                if record is not None: finished(record)
-            for record in self.step(): finished(record)
-        return sorted(records, key=lambda r: r.game_id)
+SelfPlay.step, SelfPlay.draw_gumbel, SelfPlay._evaluate = _step, _draw_gumbel, _evaluate
+
+# %% ../nbs/06_engine.ipynb #5aa9e180
+def _play(self: SelfPlay, starts: Sequence[tuple[int, State, tuple[int, int]]],
+          progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
+    "Play every (game id, start State, evaluators) in `starts`, refilling slots as games end; records by game id."
+    pending, records = list(starts)[::-1], []
+    def finished(record):
+        records.append(record)
+        if progress: progress(record)
+    while pending or self.in_flight:
+        for slot in self.free_slots():
+            if not pending: break
+            record = self.start_game(slot, pending[-1][1], pending[-1][0], pending[-1][2])
+            pending.pop()
+            if record is not None: finished(record)
+        for record in self.step(): finished(record)
+    return sorted(records, key=lambda r: r.game_id)
+
+SelfPlay.play = _play
 
 # %% ../nbs/06_engine.ipynb #7f1ecd7d
 class LinearEvaluator:
@@ -1055,20 +1065,12 @@ def available_cores() -> int:
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1  # macOS and Windows have no affinity call
 
+# %% ../nbs/06_engine.ipynb #a7a188bc
 def _limit_threads(threads: int) -> None:
     "Let torch (if it is installed) use `threads` threads in this process."
     try: import torch
     except ImportError: return
     torch.set_num_threads(threads)
-
-def _next_job(inbox):
-    "The next job from `inbox`; None to stop: when asked to, or when the process that started this one has died."
-    import multiprocessing, queue
-    parent = multiprocessing.parent_process()
-    while True:
-        try: return inbox.get(timeout=1.0)
-        except queue.Empty:
-            if parent is not None and not parent.is_alive(): return None  # no orphans left behind by a kill -9
 
 def play_share(factories, config: SearchConfig, slots: int, seed: int, worker: int, starts, threads: int = 1,
                progress: Callable[[GameRecord], None] | None = None) -> list[GameRecord]:
@@ -1083,30 +1085,6 @@ def _play_share_job(factories, config: SearchConfig, slots: int, seed: int, star
                     progress: Callable) -> None:
     "A self-play job for a pool worker: its records go out one by one through `progress`, as they finish."
     play_share(factories, config, slots, seed, worker, starts, threads, progress=progress)
-
-def _pool_worker(worker: int, inbox, outbox) -> None:
-    """A pool process: run each job `(number, function, args)` from `inbox` (None: stop) as
-    `function(*args, worker=worker, progress=send)`, sending (number, kind, payload) messages to `outbox`: an "item"
-    for each `send(item)`, then "done" with (worker, the function's result), or "error" with the traceback."""
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops the pool
-    while (job := _next_job(inbox)) is not None:
-        number, function, args = job
-        try:
-            result = function(*args, worker=worker, progress=lambda item: outbox.put((number, "item", item)))
-            outbox.put((number, "done", (worker, result)))
-        except Exception:
-            import traceback
-            outbox.put((number, "error", traceback.format_exc()))
-
-def receive(queue, processes):
-    "The next message from worker `processes`; raises if one of them died without saying why (it crashed)."
-    import queue as queues
-    while True:
-        try: return queue.get(timeout=1.0)
-        except queues.Empty:
-            crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
-            if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
 
 # %% ../nbs/06_engine.ipynb #9fbd6187
 def _live_descendants(pid: int) -> list[int]:
@@ -1144,6 +1122,41 @@ class GamePool(Protocol):
     def play(self, factories, config: SearchConfig, share: int, seed: int, starts: list, threads: int,
              report: Callable[[GameRecord], None]) -> list[GameRecord]: ...
 
+# %% ../nbs/06_engine.ipynb #a13a30fd
+def _next_job(inbox):
+    "The next job from `inbox`; None to stop: when asked to, or when the process that started this one has died."
+    import multiprocessing, queue
+    parent = multiprocessing.parent_process()
+    while True:
+        try: return inbox.get(timeout=1.0)
+        except queue.Empty:
+            if parent is not None and not parent.is_alive(): return None  # no orphans left behind by a kill -9
+
+def _pool_worker(worker: int, inbox, outbox) -> None:
+    """A pool process: run each job `(number, function, args)` from `inbox` (None: stop) as
+    `function(*args, worker=worker, progress=send)`, sending (number, kind, payload) messages to `outbox`: an "item"
+    for each `send(item)`, then "done" with (worker, the function's result), or "error" with the traceback."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops the pool
+    while (job := _next_job(inbox)) is not None:
+        number, function, args = job
+        try:
+            result = function(*args, worker=worker, progress=lambda item: outbox.put((number, "item", item)))
+            outbox.put((number, "done", (worker, result)))
+        except Exception:
+            import traceback
+            outbox.put((number, "error", traceback.format_exc()))
+
+def receive(queue, processes):
+    "The next message from worker `processes`; raises if one of them died without saying why (it crashed)."
+    import queue as queues
+    while True:
+        try: return queue.get(timeout=1.0)
+        except queues.Empty:
+            crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+            if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
+
+# %% ../nbs/06_engine.ipynb #0344215a
 class WorkerPool:
     "`workers` spawned processes that play the jobs of successive `play_games` calls."
 
@@ -1194,6 +1207,7 @@ class WorkerPool:
             if p.is_alive(): p.terminate()
             p.join()
 
+# %% ../nbs/06_engine.ipynb #2e8f468e
 _POOLS: dict[int, WorkerPool] = {}
 
 def worker_pool(workers: int) -> WorkerPool:

@@ -63,14 +63,15 @@ class RayPool:
     "A `GamePool` of Ray actors, one per CPU of the cluster at `address` (host:port; 'local': one started here)."
 
     def __init__(self, address: str, workers: int = 0):
+        if address != "local" and "RAY_AUTH_MODE" not in os.environ and (Path.home() / ".ray" / "auth_token").exists():
+            # `ray start` turns token authentication on where this file is (and Ray makes it once it has run here);
+            # ray.init with an address does not, and would be refused: join with the token, as `ray start` would. Set
+            # before Ray is imported, which is when it reads the setting (set after, it went unread: refused for 60 s)
+            os.environ["RAY_AUTH_MODE"] = "token"
         import ray
         if not ray.is_initialized():  # 'local': a Ray instance for this process, addressed as 127.0.0.1
             # 'local' starts one even where RAY_ADDRESS or a `ray start` on this machine names another cluster
             where = {"address": "local", "_node_ip_address": "127.0.0.1"} if address == "local" else {"address": address}
-            if address != "local" and "RAY_AUTH_MODE" not in os.environ and (Path.home() / ".ray" / "auth_token").exists():
-                # `ray start` turns token authentication on where this file is (and Ray makes it once it has run here);
-                # ray.init with an address does not, and would be refused: join with the token, as `ray start` would
-                os.environ["RAY_AUTH_MODE"] = "token"
             ray.init(**where, include_dashboard=False, log_to_driver=False, logging_level="error")
         self.actor_class = ray.remote(num_cpus=1)(GameActor)
         self.size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -40,7 +40,8 @@ __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCT
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
            'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
-           'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'run_training']
+           'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'open_ray_pool', 'run_stage',
+           'budget_stops', 'say_how_it_ended', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -389,6 +390,7 @@ def check_run_files(run: RunDirectory, config: RunConfig, records: list[Record])
         state = run.trainer_state(max(trained))
         if state.exists(): read_run_file(state, lambda p: torch.load(p, weights_only=True, map_location="cpu"))
 
+# %% ../nbs/10a_loop.ipynb #8273cbc4
 def new_folders(path: Path) -> list[Path]:
     "The folders from `path` up that do not exist yet, `path` first."
     missing = []
@@ -403,6 +405,61 @@ def forget_new_run(run: RunDirectory, made: list[Path]) -> None:
         for folder in made: folder.rmdir()
     except OSError: pass  # the error that stopped the run is the one to report
 
+def open_ray_pool(ray: str, run: RunDirectory, resume: bool, made: list[Path], progress: Progress):
+    "Chapter 28's pool of actors on the Ray cluster at `ray`; RunError if it cannot be used (a new run leaves nothing)."
+    from santorini_az.cluster import RayPool
+    try: pool = RayPool(ray)
+    except Exception as e:
+        if not resume: forget_new_run(run, made)  # nothing of a run that never began is left behind
+        raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
+    progress.say(f"playing games on {pool.size} Ray actors at {ray}; should the cluster go away, Ray ends this process "
+                 f"a minute later: the finished stages are kept, and `santorini_az train --run-dir {run.root} --resume` "
+                 "goes on")
+    return pool
+
+# %% ../nbs/10a_loop.ipynb #d65b19f8
+def run_stage(loop: Loop, iteration: int, stage: str) -> Record:
+    "Run `stage` of `iteration` and record it: its values, wall and CPU seconds; the record, written before returning."
+    stage_start, cpu_start = time.time(), process_cpu_seconds()
+    values = STAGE_FUNCTIONS[stage](loop, iteration)
+    record = Record(stage, iteration, time.time() - stage_start, time.time(), values, process_cpu_seconds() - cpu_start)
+    append_record(loop.run.records_path, record)
+    if loop.budget: loop.budget.save()
+    loop.run.write_champion()
+    loop.log_scalars(record)
+    loop.progress.say(summary_line(record))
+    return record
+
+# %% ../nbs/10a_loop.ipynb #359c5314
+def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteration: int, stage: str) -> bool:
+    "Whether the budget ends the run before `stage` of `iteration`; a budget the run fills plans the iteration instead."
+    config, say = loop.config, loop.progress.say
+    if budget.fills and iteration > 0:
+        budget.plan_for(iteration, measured_before(records, iteration), say,
+                        evaluation_seconds(records, config.arena), config.arena.every)
+        if stage == "evaluate":  # asked again: iterations slower than planned may make this one the last
+            budget.end_early(iteration, measured_through(records, iteration), evaluation_seconds(records, config.arena),
+                             evaluation_due(loop, iteration), say)
+        return False
+    if budget.left() >= 0: return False
+    say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
+        f"(of {config.iterations}): resume with a larger --hours to go on")
+    return True
+
+# %% ../nbs/10a_loop.ipynb #6f3cde6b
+def say_how_it_ended(loop: Loop, records: list[Record], ran: int, done: set) -> None:
+    "The closing line of a run that filled its time budget, or of one that found nothing to do."
+    budget, config, say = loop.budget, loop.config, loop.progress.say
+    if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
+        spent, count = budget.spent(), max(budget.plans)
+        say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
+            f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
+            f"the stages that measure took {measuring_share(records):.1%}")
+    elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
+        say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
+            "them all, those done included: give more to go on)")
+
+# %% ../nbs/10a_loop.ipynb #ca858a5c
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
                  overrides: list[str] = (), progress: Progress | None = None,
                  stop_after: int | None = None, ray: str | None = None) -> RunDirectory:
@@ -415,14 +472,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         remove_stale_temporaries(run)
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
-        pool = None
-        if ray is not None:
-            from santorini_az.cluster import RayPool
-            try: pool = RayPool(ray)
-            except Exception as e:
-                if not resume: forget_new_run(run, made)  # nothing of a run that never began is left behind
-                raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
-            progress.say(f"playing games on {pool.size} Ray actors at {ray}")
+        pool = open_ray_pool(ray, run, resume, made, progress) if ray is not None else None
         run.write_json(run.config_path, config_to_dict(config))
         done = {(r.iteration, r.stage) for r in records}
         loop, ran = Loop(run, config, progress, pool), 0
@@ -431,35 +481,10 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             for iteration, stage in stages(config, budget.finished if budget and budget.fills else None):
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
-                if budget and budget.fills and iteration > 0:
-                    budget.plan_for(iteration, measured_before(records, iteration), progress.say,
-                                    evaluation_seconds(records, config.arena), config.arena.every)
-                    if stage == "evaluate":  # asked again: iterations slower than planned may make this one the last
-                        budget.end_early(iteration, measured_through(records, iteration), evaluation_seconds(records, config.arena),
-                                         evaluation_due(loop, iteration), progress.say)
-                elif budget and budget.left() < 0:
-                    progress.say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
-                                 f"(of {config.iterations}): resume with a larger --hours to go on"); break
-                stage_start, cpu_start = time.time(), process_cpu_seconds()
-                values = STAGE_FUNCTIONS[stage](loop, iteration)
-                record = Record(stage, iteration, time.time() - stage_start, time.time(), values,
-                                process_cpu_seconds() - cpu_start)
-                append_record(run.records_path, record)
-                records.append(record)
-                if budget: budget.save()
+                if budget and budget_stops(budget, loop, records, iteration, stage): break
+                records.append(run_stage(loop, iteration, stage))
                 ran += 1
-                run.write_champion()
-                loop.log_scalars(record)
-                progress.say(summary_line(record))
-            if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
-                spent = budget.spent()
-                count = max(budget.plans)
-                progress.say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
-                             f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
-                             f"the stages that measure took {measuring_share(records):.1%}")
-            elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
-                progress.say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
-                             "them all, those done included: give more to go on)")
+            say_how_it_ended(loop, records, ran, done)
         finally:
             loop.close()
             if pool is not None: pool.close()

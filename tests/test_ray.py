@@ -39,18 +39,29 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# Every process of the test cluster (nodes, the CLI, this driver) shares one fresh token: Ray's token authentication
-# on, and no dependence on a ~/.ray/auth_token that an earlier `ray.init()` may have left (chapter 28's demo does).
-RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+# The test cluster is started as a user starts one: `ray start` with a ~/.ray/auth_token (Ray writes it once it has run
+# on a machine), which turns its token authentication on. HOME is a folder of the test's own holding a fresh token, so
+# that no token an earlier `ray.init()` left in the real ~/.ray matters (chapter 28's demo leaves one). The CLI joins
+# the user's way (HOME, no RAY_AUTH_* variables); this driver, which imports Ray itself, names the token.
+TOKEN = secrets.token_hex(32)
 
 
-def ray_start(sessions: set[int], *args, timeout=180):
+def user_env(home: Path) -> dict:
+    "The environment of a user's process: HOME with the token in .ray/auth_token, no RAY_AUTH_* variables."
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH")}, "HOME": str(home),
+            "RAY_USAGE_STATS_ENABLED": "0"}
+
+
+RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
+
+
+def ray_start(sessions: set[int], env: dict, *args, timeout=180):
     """`ray start ARGS` in a session of its own, whose id joins `sessions` at once (a node that fails to start may have
     left processes too). Every process the node starts (GCS, raylet, agents, workers) stays in that session, which is
     how the fixture finds them again: only this cluster is stopped, not another Ray on the machine (chapter 28's, or a
     user's own cluster), as `ray stop --force` would."""
     node = subprocess.Popen([str(RAY), "start", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, **RAY_ENV}, start_new_session=True)
+                            env=env, start_new_session=True)
     sessions.add(node.pid)  # a session leader's pid is its session's id
     output = node.communicate(timeout=timeout)[0]
     assert node.returncode == 0, output
@@ -78,7 +89,17 @@ def stop_sessions(sessions: set[int], grace=5.0, limit=30.0):
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster_home():
+    "The HOME of the cluster's nodes and of the CLI that joins it: its .ray/auth_token holds TOKEN."
+    home = Path(tempfile.mkdtemp(prefix="ray-home-"))
+    (home / ".ray").mkdir()
+    (home / ".ray" / "auth_token").write_text(TOKEN)
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(cluster_home):
     "A head node and a second node, one CPU each, on this machine; only their processes are stopped at the end."
     require("ray", shutil.which(str(RAY)) is not None)
     # Ray's sockets live under its temp folder and a Unix socket path has at most 107 bytes: pytest's own folders
@@ -89,22 +110,26 @@ def cluster():
     # that other machines can join) and its servers listen there; the head's client server gets a free port rather
     # than Ray's 10001, which another Ray on the machine may hold
     common = ["--num-cpus", "1", "--disable-usage-stats", "--node-ip-address", "127.0.0.1"]
-    sessions = set()
+    sessions, env = set(), user_env(cluster_home)  # started as a user starts them: the token file turns auth on
     try:
-        ray_start(sessions, "--head", "--port", str(port), "--include-dashboard", "false",
+        ray_start(sessions, env, "--head", "--port", str(port), "--include-dashboard", "false",
                   "--ray-client-server-port", str(free_port()), "--temp-dir", str(temp), *common)
-        ray_start(sessions, "--address", address, *common)
+        # a node that joins by address does not turn token authentication on by itself (Ray's docs: set RAY_AUTH_MODE)
+        ray_start(sessions, {**env, "RAY_AUTH_MODE": "token"}, "--address", address, *common)
         yield address
     finally:
         stop_sessions(sessions)
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def test_tiny_preset_end_to_end_on_the_cluster(cluster, tmp_path):
-    done = subprocess.run([str(CLI), "train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--quiet", "--ray", cluster,
+def test_tiny_preset_end_to_end_on_the_cluster(cluster, cluster_home, tmp_path):
+    "Run as a user runs it after `ray start`, with no RAY_AUTH_* variables: RayPool joins with the token file."
+    done = subprocess.run([str(CLI), "train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--ray", cluster,
                            "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, **RAY_ENV})
+                          env=user_env(cluster_home))
     assert done.returncode == 0, done.stdout + done.stderr
+    # a head that goes away ends the process (Ray's own exit): the run says how to go on at its start
+    assert f"--run-dir {tmp_path / 'run'} --resume` goes on" in done.stdout.split("init it", 1)[0], done.stdout
     records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     selfplay = [r for r in records if r["stage"] == "selfplay"]
     assert [r["iteration"] for r in selfplay] == [1, 2] and all(r["values"]["games"] == 8 for r in selfplay)
@@ -205,22 +230,3 @@ def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_p
         for k, v in saved.items():
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
-
-
-def test_an_address_is_joined_with_the_token_that_ray_start_would_use(tmp_path, monkeypatch):
-    """Where ~/.ray/auth_token exists (Ray writes it once it has run here), `ray start` turns token authentication on,
-    and ray.init with an address does not: RayPool joins with the token then (RAY_AUTH_MODE=token), not refused."""
-    require("ray", shutil.which(str(RAY)) is not None)
-    import ray
-    from santorini_az.cluster import RayPool
-
-    class Joining(Exception): "ray.init was called: with this RAY_AUTH_MODE"
-    def init(**kwargs): raise Joining(os.environ.get("RAY_AUTH_MODE"))
-    monkeypatch.setattr(ray, "is_initialized", lambda: False)
-    monkeypatch.setattr(ray, "init", init)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for token_file, mode in ((False, None), (True, "token")):
-        monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-        if token_file: (tmp_path / ".ray").mkdir(); (tmp_path / ".ray" / "auth_token").write_text(secrets.token_hex(16))
-        with pytest.raises(Joining) as joining: RayPool("127.0.0.1:6379")
-        assert joining.value.args[0] == mode

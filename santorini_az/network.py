@@ -171,6 +171,7 @@ def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
     except Exception as e:
         raise CheckpointError(f"{path} is not a readable safetensors file (corrupt or truncated?): {e}") from None
 
+# %% ../nbs/04_network.ipynb #5f985377
 def _config_from_metadata(path: Path, metadata: dict) -> NetConfig:
     "The `NetConfig` stored in a checkpoint's metadata, after checking the format and version."
     found = metadata.get("format")
@@ -183,6 +184,7 @@ def _config_from_metadata(path: Path, metadata: dict) -> NetConfig:
     try: return NetConfig(**json.loads(metadata["config"]))
     except Exception as e: raise CheckpointError(f"{path} has an unreadable network config: {e}") from None
 
+# %% ../nbs/04_network.ipynb #003e9e31
 def _weights_problem(model: nn.Module, tensors: dict[str, torch.Tensor]) -> str | None:
     "Why `tensors` cannot be loaded into `model`, or None if they fit exactly."
     expected = model.state_dict()
@@ -194,6 +196,7 @@ def _weights_problem(model: nn.Module, tensors: dict[str, torch.Tensor]) -> str 
             return f"weight {name} has shape {tuple(tensor.shape)}, the architecture needs {tuple(expected[name].shape)}"
     return None
 
+# %% ../nbs/04_network.ipynb #19a72455
 def load_checkpoint(path: str | Path) -> tuple[SantoriniNet, dict]:
     "The network saved at `path` (on the CPU, in eval mode) and its metadata: `config`, `format_version` and the extras."
     path = Path(path)

@@ -21,7 +21,7 @@ from .replay import Examples, ReplayBuffer
 # %% auto #0
 __all__ = ['PRECISIONS', 'RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at',
            'board_tensors', 'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss',
-           'model_device', 'network_outputs', 'batch_losses', 'read_all', 'Trainer', 'evaluate_losses']
+           'model_device', 'network_outputs', 'batch_losses', 'Trainer', 'read_all', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -172,10 +172,6 @@ def batch_losses(model: torch.nn.Module, batch: Examples, config: TrainConfig,
     return losses
 
 # %% ../nbs/07a_trainer.ipynb #75c0ed4c
-def read_all(values: list) -> list[float]:
-    "Numbers from 0-d tensors, read from their device at once (`torch.stack`), or numbers as they are."
-    return torch.stack(values).tolist() if isinstance(values[0], torch.Tensor) else list(values)
-
 class Trainer:
     "Optimiser steps on a model from a replay buffer; `step` counts steps over the whole run."
 
@@ -199,45 +195,58 @@ class Trainer:
             hint = " (a run replaces 'auto' with one of them: chapter 24's choose_train_precision)" if auto else ""
             raise ValueError(f"unknown precision {config.precision!r}: use fp32 or bf16{hint}")
 
-    def optimiser_step(self, batch: Examples) -> dict[str, torch.Tensor | float]:
-        "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."
-        self.model.train()
-        lr = learning_rate_at(self.step, self.total_steps, self.config)
-        for group in self.optimizer.param_groups: group["lr"] = lr
-        with torch.autocast(model_device(self.model).type, torch.bfloat16, enabled=self.config.precision == "bf16"):
-            losses = batch_losses(self.model, batch, self.config, self.reach_head)
-        self.optimizer.zero_grad(set_to_none=True)
-        losses["loss"].backward()
-        grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
-                     if self.config.grad_clip > 0 else torch.zeros((), device=model_device(self.model)))
-        self.optimizer.step()
-        self.step += 1
-        return {k: v.detach() for k, v in losses.items()} | {"lr": lr, "grad_norm": grad_norm}
+# %% ../nbs/07a_trainer.ipynb #b8d7f94a
+def _optimiser_step(self: Trainer, batch: Examples) -> dict[str, torch.Tensor | float]:
+    "One optimiser step on `batch`: the losses before it and the gradient's norm, as tensors on the model's device, and the rate."
+    self.model.train()
+    lr = learning_rate_at(self.step, self.total_steps, self.config)
+    for group in self.optimizer.param_groups: group["lr"] = lr
+    with torch.autocast(model_device(self.model).type, torch.bfloat16, enabled=self.config.precision == "bf16"):
+        losses = batch_losses(self.model, batch, self.config, self.reach_head)
+    self.optimizer.zero_grad(set_to_none=True)
+    losses["loss"].backward()
+    grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+                 if self.config.grad_clip > 0 else torch.zeros((), device=model_device(self.model)))
+    self.optimizer.step()
+    self.step += 1
+    return {k: v.detach() for k, v in losses.items()} | {"lr": lr, "grad_norm": grad_norm}
 
-    def train_step(self, batch: Examples) -> dict[str, float]:
-        "One optimiser step on `batch`; the losses before the step, as numbers."
-        return {k: float(v) for k, v in self.optimiser_step(batch).items()}
+def _train_step(self: Trainer, batch: Examples) -> dict[str, float]:
+    "One optimiser step on `batch`; the losses before the step, as numbers."
+    return {k: float(v) for k, v in self.optimiser_step(batch).items()}
 
-    def train(self, buffer: ReplayBuffer, steps: int, rng: np.random.Generator, progress=None) -> dict[str, float]:
-        "`steps` optimiser steps on random batches of `buffer`; the mean of each loss over the steps."
-        steps_done = []
-        for _ in range(steps):
-            steps_done.append(self.optimiser_step(buffer.sample(self.config.batch_size, rng, self.config.augment)))
-            if progress: progress()
-        self.model.eval()
-        return {k: sum(read_all([step[k] for step in steps_done])) / steps for k in steps_done[0]} if steps_done else {}
+Trainer.optimiser_step, Trainer.train_step = _optimiser_step, _train_step
 
-    def save_state(self, path: Path | str) -> None:
-        "Save the optimiser state, the step count and the reach head (the network's weights go in its checkpoint)."
-        state = {"optimizer": self.optimizer.state_dict(), "step": self.step}
-        if self.reach_head: state["reach_head"] = self.reach_head.state_dict()
-        atomic_write_bytes(path, lambda f: torch.save(state, f))
+# %% ../nbs/07a_trainer.ipynb #8f296df2
+def read_all(values: list) -> list[float]:
+    "Numbers from 0-d tensors, read from their device at once (`torch.stack`), or numbers as they are."
+    return torch.stack(values).tolist() if isinstance(values[0], torch.Tensor) else list(values)
 
-    def load_state(self, path: Path | str) -> None:
-        "Restore what `save_state` saved."
-        state = torch.load(path, weights_only=True, map_location=model_device(self.model))  # a GPU run resumes on a CPU
-        self.optimizer.load_state_dict(state["optimizer"]); self.step = int(state["step"])
-        if self.reach_head and "reach_head" in state: self.reach_head.load_state_dict(state["reach_head"])
+def _train(self: Trainer, buffer: ReplayBuffer, steps: int, rng: np.random.Generator, progress=None) -> dict[str, float]:
+    "`steps` optimiser steps on random batches of `buffer`; the mean of each loss over the steps."
+    steps_done = []
+    for _ in range(steps):
+        steps_done.append(self.optimiser_step(buffer.sample(self.config.batch_size, rng, self.config.augment)))
+        if progress: progress()
+    self.model.eval()
+    return {k: sum(read_all([step[k] for step in steps_done])) / steps for k in steps_done[0]} if steps_done else {}
+
+Trainer.train = _train
+
+# %% ../nbs/07a_trainer.ipynb #3e4ab4b6
+def _save_state(self: Trainer, path: Path | str) -> None:
+    "Save the optimiser state, the step count and the reach head (the network's weights go in its checkpoint)."
+    state = {"optimizer": self.optimizer.state_dict(), "step": self.step}
+    if self.reach_head: state["reach_head"] = self.reach_head.state_dict()
+    atomic_write_bytes(path, lambda f: torch.save(state, f))
+
+def _load_state(self: Trainer, path: Path | str) -> None:
+    "Restore what `save_state` saved."
+    state = torch.load(path, weights_only=True, map_location=model_device(self.model))  # a GPU run resumes on a CPU
+    self.optimizer.load_state_dict(state["optimizer"]); self.step = int(state["step"])
+    if self.reach_head and "reach_head" in state: self.reach_head.load_state_dict(state["reach_head"])
+
+Trainer.save_state, Trainer.load_state = _save_state, _load_state
 
 # %% ../nbs/07a_trainer.ipynb #005c5300
 @torch.no_grad()

@@ -494,63 +494,71 @@ class AlphaBeta(TableSearch):
         self.brain = Brain(self.config.brain, self.config.brain_margin) if self.config.brain else None
         self.age = 0
 
-    def _iteration(self, arrays, key, depth, guess):
-        "Search one depth, with an aspiration window around `guess`; the score, or None if stopped."
-        t, step = self.tables, self.config.aspiration
-        alpha, beta = -INFINITY, INFINITY
-        if guess is not None and step > 0 and abs(guess) < MATE_BOUND:
-            alpha, beta = guess - step, guess + step
-        while True:
-            score = negamax(*arrays, key, depth, 0, alpha, beta, t)
-            if t.search.stats[ABORTED]: return None
-            if score <= alpha and alpha > -INFINITY: alpha, step = max(-INFINITY, score - step), step * 4
-            elif score >= beta and beta < INFINITY: beta, step = min(INFINITY, score + step), step * 4
-            else: return score
-
-    def search(self, state: State, depth: int | None = None, nodes: int | None = None, movetime: float | None = None,
-               on_iteration: Callable[[SearchResult], None] | None = None, reset_stop: bool = True) -> SearchResult:
-        "Search `state` by iterative deepening within the budget; the best move found."
-        if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
-        t, start = self.tables, time.perf_counter()
-        if reset_stop: t.search.stop[0] = 0
-        self.age = self.age % 255 + 1
-        t.search.stats[:] = 0
-        t.search.stats[USE_TT], t.search.stats[AGE], t.search.stats[NODE_LIMIT] = int(self.config.use_tt), self.age, nodes or 0
-        if self.brain is not None: self.brain.load_into(t)
-        heights, workers, player = state_to_arrays(state)
-        arrays, key = (heights, workers, player), np.uint64(zobrist_hash(heights, workers, player))
-        timer = threading.Timer(movetime, self.stop) if movetime else None
-        if timer: timer.start()
-        result, scores = None, []  # scores of the finished iterations
-        try:
-            for d in range(1, (depth or self.config.max_depth) + 1):
-                t.search.stats[ROOT_UPDATED] = 0
-                same_parity = scores[-2] if len(scores) >= 2 else None  # the odd-even effect: compare with d - 2
-                score = self._iteration(arrays, key, d, same_parity)
-                if score is None:  # stopped: keep a root move that beat the previous best
-                    if t.search.stats[ROOT_UPDATED]:
-                        move = int(t.search.stats[ROOT_MOVE])
-                        result = self._result(move, scores[-1] if scores else 0, d, start, [move])
-                    break
-                result = self._result(int(t.search.stats[ROOT_MOVE]), score, d, start, t.search.pv[0, :t.search.pv_length[0]].tolist())
-                if self.brain is not None and same_parity is not None and abs(score - same_parity) > self.brain.margin:
-                    self.brain.add(state, d, score, result.action)
-                scores.append(score)
-                if on_iteration: on_iteration(result)
-                if abs(score) > MATE_BOUND and MATE - abs(score) <= d: break  # proven within the horizon
-                if movetime and time.perf_counter() - start > 0.4 * movetime: break
-        finally:
-            if timer: timer.cancel()
-        if self.brain is not None: self.brain.save()
-        if result is None:  # stopped before any move was searched: the first legal move
-            result = self._result(action_index(state, state.legal_actions()[0]), 0, 0, start, [])
-        result.nodes, result.seconds = int(t.search.stats[NODES]), time.perf_counter() - start
-        return result
-
     def _result(self, action, score, depth, start, pv) -> SearchResult:
+        "The `SearchResult` of `action` with `score` at `depth`, the nodes and seconds so far, and the principal variation."
         t = self.tables
         return SearchResult(action, int(score), depth, int(t.search.stats[NODES]), time.perf_counter() - start, pv,
                             int(t.search.stats[SELDEPTH]))
+
+# %% ../nbs/11_alphabeta.ipynb #e7bb466a
+def _iteration(self: AlphaBeta, arrays, key, depth, guess):
+    "Search one depth, with an aspiration window around `guess`; the score, or None if stopped."
+    t, step = self.tables, self.config.aspiration
+    alpha, beta = -INFINITY, INFINITY
+    if guess is not None and step > 0 and abs(guess) < MATE_BOUND:
+        alpha, beta = guess - step, guess + step
+    while True:
+        score = negamax(*arrays, key, depth, 0, alpha, beta, t)
+        if t.search.stats[ABORTED]: return None
+        if score <= alpha and alpha > -INFINITY: alpha, step = max(-INFINITY, score - step), step * 4
+        elif score >= beta and beta < INFINITY: beta, step = min(INFINITY, score + step), step * 4
+        else: return score
+
+AlphaBeta._iteration = _iteration
+
+# %% ../nbs/11_alphabeta.ipynb #682b6cec
+def _search(self: AlphaBeta, state: State, depth: int | None = None, nodes: int | None = None,
+            movetime: float | None = None, on_iteration: Callable[[SearchResult], None] | None = None,
+            reset_stop: bool = True) -> SearchResult:
+    "Search `state` by iterative deepening within the budget; the best move found."
+    if not state.legal_actions(): raise ValueError("the game is over: there is no move to search")
+    t, start = self.tables, time.perf_counter()
+    if reset_stop: t.search.stop[0] = 0
+    self.age = self.age % 255 + 1
+    t.search.stats[:] = 0
+    t.search.stats[USE_TT], t.search.stats[AGE], t.search.stats[NODE_LIMIT] = int(self.config.use_tt), self.age, nodes or 0
+    if self.brain is not None: self.brain.load_into(t)
+    heights, workers, player = state_to_arrays(state)
+    arrays, key = (heights, workers, player), np.uint64(zobrist_hash(heights, workers, player))
+    timer = threading.Timer(movetime, self.stop) if movetime else None
+    if timer: timer.start()
+    result, scores = None, []  # scores of the finished iterations
+    try:
+        for d in range(1, (depth or self.config.max_depth) + 1):
+            t.search.stats[ROOT_UPDATED] = 0
+            same_parity = scores[-2] if len(scores) >= 2 else None  # the odd-even effect: compare with d - 2
+            score = self._iteration(arrays, key, d, same_parity)
+            if score is None:  # stopped: keep a root move that beat the previous best
+                if t.search.stats[ROOT_UPDATED]:
+                    move = int(t.search.stats[ROOT_MOVE])
+                    result = self._result(move, scores[-1] if scores else 0, d, start, [move])
+                break
+            result = self._result(int(t.search.stats[ROOT_MOVE]), score, d, start, t.search.pv[0, :t.search.pv_length[0]].tolist())
+            if self.brain is not None and same_parity is not None and abs(score - same_parity) > self.brain.margin:
+                self.brain.add(state, d, score, result.action)
+            scores.append(score)
+            if on_iteration: on_iteration(result)
+            if abs(score) > MATE_BOUND and MATE - abs(score) <= d: break  # proven within the horizon
+            if movetime and time.perf_counter() - start > 0.4 * movetime: break
+    finally:
+        if timer: timer.cancel()
+    if self.brain is not None: self.brain.save()
+    if result is None:  # stopped before any move was searched: the first legal move
+        result = self._result(action_index(state, state.legal_actions()[0]), 0, 0, start, [])
+    result.nodes, result.seconds = int(t.search.stats[NODES]), time.perf_counter() - start
+    return result
+
+AlphaBeta.search = _search
 
 # %% ../nbs/11_alphabeta.ipynb #0f399a48
 def _is_brain_entry(fields: list[str]) -> bool:
@@ -560,6 +568,7 @@ def _is_brain_entry(fields: list[str]) -> bool:
     except ValueError: return False
     return True
 
+# %% ../nbs/11_alphabeta.ipynb #65d3a107
 class Brain:
     "A permanent brain: positions whose score jumped between iterations, kept in a text file across runs."
 

@@ -1,6 +1,8 @@
 """God powers (santorini_az.gods): an independent brute force agrees turn for turn, mortal against mortal is chapter
 01, every rule detail on a hand-built position, and the text forms read back."""
+import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -424,3 +426,13 @@ def test_a_refused_turn_is_told_where_it_leaves_the_legal_turns(gods):
     assert checked > 50
     with pytest.raises(NotationError, match="is not a legal turn for Artemis in .*: step 2, a move to C3, is not one Artemis"):
         parse_turn(parse_god_position("0000000000000000000000000/1/artemis:C3,D4/demeter:A1,E2"), "C3>B2>C3^D3")
+
+
+def test_the_browsers_power_lines_are_chapter_01bs():
+    "web/src/powers.json, which the page's power lines read, is POWER_TEXT: the terminal game's and the widgets' words."
+    from santorini_az.gods import POWER_TEXT
+    copy = Path(__file__).resolve().parent.parent / "web" / "src" / "powers.json"
+    assert json.loads(copy.read_text()) == POWER_TEXT, (
+        f"{copy} differs from POWER_TEXT (chapter 01b): write it again with python -c \"import json; "
+        "from santorini_az.gods import POWER_TEXT; print(json.dumps(POWER_TEXT, indent=2, ensure_ascii=False))\" > "
+        "web/src/powers.json")

@@ -383,7 +383,7 @@ def place_both_workers(page) -> None:
 def test_gods_artemis_against_demeter_by_clicking(site, browser):
     "Artemis (you) against Demeter (the engine): placements, a turn taking the extra move, one declining it."
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
-    assert page.inner_text("#yourpower").startswith("Artemis: your worker may move one additional time")
+    assert page.inner_text("#yourpower").startswith("Artemis: Your worker may move one additional time")
     assert page.inner_text("#enginepower").startswith("Demeter:")
     page.wait_for_function("document.querySelector('#godnote').textContent.includes('with the god network')")
     place_both_workers(page)

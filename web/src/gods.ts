@@ -1,25 +1,20 @@
 // God powers on the page: the gods, one line on each power, and clicks to sub-actions. The legal sub-actions come
 // from Python (chapter 02b's legal_sub_actions at the node of the turn in progress); this only filters that list.
+import powerText from "./powers.json";
 import type { SubAction } from "./protocol";
 
 export const GODS = ["mortal", "apollo", "artemis", "athena", "atlas", "demeter", "hephaestus", "hermes", "minotaur",
   "pan", "prometheus"] as const;
 export type God = (typeof GODS)[number];
 
-/** One line on each power, as the rules chapter (01b) plays it. */
-export const POWERS: Record<God, string> = {
-  mortal: "Mortal: no power; move one worker, then build next to it.",
-  apollo: "Apollo: your worker may move into an opponent's space, which is sent back to the space you left.",
-  artemis: "Artemis: your worker may move one additional time, but not back to the space it started on.",
-  athena: "Athena: if one of your workers moved up this turn, the opponent's workers cannot move up next turn.",
-  atlas: "Atlas: your worker may build a dome at any level (tick \"build a dome\").",
-  demeter: "Demeter: your worker may build one additional time, but not on the same space.",
-  hephaestus: "Hephaestus: your worker may build one additional block (not a dome) on top of its first block.",
-  hermes: "Hermes: instead of one move, both workers may walk any number of steps on their own level, then either builds.",
-  minotaur: "Minotaur: your worker may move into an opponent's space if the next space straight on is free; it is pushed there.",
-  pan: "Pan: you also win if your worker moves down two or more levels.",
-  prometheus: "Prometheus: if your worker does not move up, it may build both before and after moving.",
-};
+/** Each power in one sentence: chapter 01b's `POWER_TEXT` (the terminal game's and the widgets' words), which
+ * tests/test_gods.py checks this copy against. */
+const POWER_TEXT: Record<God, string> = powerText;
+const CLICK_HINTS: Partial<Record<God, string>> = { atlas: ' Tick "build a dome" to build one.' };  // how the page plays a power
+
+/** One line on each power, named: "Artemis: Your worker may move one additional time, ...". */
+export const POWERS = Object.fromEntries(GODS.map((god) =>
+  [god, `${god[0].toUpperCase()}${god.slice(1)}: ${POWER_TEXT[god]}${CLICK_HINTS[god] ?? ""}`])) as Record<God, string>;
 
 export const END = 125; // the sub-action that ends a turn that could go on
 

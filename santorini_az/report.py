@@ -41,7 +41,10 @@ def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8, twin=N
         low, high = axis.get_ylim()
         ticks = [t for t in axis.get_yticks() if low <= t <= high]  # the data's ticks, none in the band
         axis.set_ylim(low, high + (high - low) * room); axis.set_yticks(ticks)
-    ax.legend(handles=handles, fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False)
+    legend = ax.legend(handles=handles, fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False,
+                       handlelength=1.5, columnspacing=1.0)
+    for handle in legend.legend_handles:  # one marker size in the legend: the references' rings grow to 16 points
+        if hasattr(handle, "set_markersize"): handle.set_markersize(min(handle.get_markersize(), 6))
 
 # %% ../nbs/26_report.ipynb #4523fe9a
 def plot_losses(ax, records):

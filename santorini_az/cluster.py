@@ -74,9 +74,37 @@ class RayPool:
             where = {"address": "local", "_node_ip_address": "127.0.0.1"} if address == "local" else {"address": address}
             ray.init(**where, include_dashboard=False, log_to_driver=False, logging_level="error")
         self.actor_class = ray.remote(num_cpus=1)(GameActor)
-        self.size = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        self.actors = [self.actor_class.remote() for _ in range(self.size)]
+        wanted = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.actors = self.placed([self.actor_class.remote() for _ in range(wanted)])
+        if not self.actors: raise RuntimeError(f"the Ray cluster at {address} placed none of {wanted} actors")
         self.replayed = 0  # shares played again because their actor died
+
+    PLACEMENT_SECONDS = 60.0  # how long a new actor may take to start before its CPU is taken to be gone
+
+    @property
+    def size(self) -> int: return len(self.actors)
+
+    def placed(self, actors: list) -> list:
+        """The `actors` that start within PLACEMENT_SECONDS; the others are killed. An actor asks for a CPU the cluster
+        may no longer have (its node has left, and Ray's count of CPUs has not caught up): one that is never placed
+        would leave its share waiting for ever."""
+        import ray
+        answers, kept = [actor.pid.remote() for actor in actors], []
+        ready, _ = ray.wait(answers, num_returns=len(answers), timeout=self.PLACEMENT_SECONDS)
+        for actor, answer in zip(actors, answers):
+            if answer in ready: kept.append(actor)
+            else: ray.kill(actor)
+        return kept
+
+    def replace(self, dead):
+        """The actor that plays a dead actor's share again: a new one if the cluster places it, else one of the
+        survivors (its node has left the cluster: the pool shrinks, and the survivor plays the share after its own)."""
+        index = next(i for i, actor in enumerate(self.actors) if actor is dead)
+        new = self.placed([self.actor_class.remote()])
+        if new: self.actors[index] = new[0]; return new[0]
+        del self.actors[index]
+        if not self.actors: raise RuntimeError("every actor of the Ray pool has died: no CPU of the cluster is left")
+        return self.actors[index % len(self.actors)]
 
     def run(self, function: Callable, shares: list[tuple], report: Callable = lambda item: None) -> list:
         """Chapter 06's `WorkerPool.run` on the actors: `function(*shares[w], worker=w, progress=...)` on actor w, the
@@ -86,15 +114,19 @@ class RayPool:
         if len(shares) > self.size: raise ValueError(f"{len(shares)} shares for a pool of {self.size} actors")
         shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else ship(arg) for arg in args))
                    for args in shares]
-        def submit(w): return self.actors[w].run.remote(function, shipped[w], w)
-        pending, results = {submit(w): w for w in range(len(shares))}, [None] * len(shares)
+        players, pending, results = self.actors[:len(shares)], {}, [None] * len(shares)  # the actor of each share
+        def submit(w): pending[players[w].run.remote(function, shipped[w], w)] = w, players[w]  # share w, wherever
+        for w in range(len(shares)): submit(w)
         while pending:
             [ref], _ = ray.wait(list(pending), num_returns=1)
-            w = pending.pop(ref)
+            w, actor = pending.pop(ref)
             try: items, results[w] = ray.get(ref)
-            except ray.exceptions.RayActorError:  # the actor died: a new one plays the same share again
-                self.actors[w], self.replayed = self.actor_class.remote(), self.replayed + 1
-                pending[submit(w)] = w
+            except ray.exceptions.RayActorError:  # the actor died: another plays the same share again
+                if any(a is actor for a in self.actors):  # not yet replaced (for another of its shares)
+                    new = self.replace(actor)
+                    players = [new if p is actor else p for p in players]
+                self.replayed += 1
+                submit(w)
                 continue
             for item in items: report(item)
         return results

@@ -150,7 +150,7 @@ def test_a_killed_actor_has_its_games_played_again(cluster, tmp_path):
         def __call__(self):
             if not os.path.exists(self.marker):
                 open(self.marker, "w").close()
-                os._exit(1)  # as a node that goes away would
+                os._exit(1)  # its process dies (an OOM kill, say): its CPU is free again for a new actor
             return LinearEvaluator(seed=3)
 
     config = SearchConfig(simulations=8, temperature_plies=4)
@@ -226,6 +226,55 @@ def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_p
         assert network._evaluate is None  # its evaluator was built on the actors, not in this process
         assert len(on_ray) == 4 and on_ray == outcomes(TwoSharesHere())
     finally:
+        ray.shutdown()
+        for k, v in saved.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+
+
+def test_a_node_that_leaves_has_its_shares_played_by_the_others(cluster, cluster_home):
+    """A third node joins, and goes away in the middle of a job (its processes stopped): its actor's share is played
+    again by a surviving actor (a new one cannot be placed: the two other CPUs are busy) and the pool shrinks; the
+    job returns every game once, the same games as two local processes play. Kept last: the cluster is two nodes again."""
+    import threading
+    saved = {k: os.environ.get(k) for k in RAY_ENV}
+    os.environ.update(RAY_ENV)
+    import ray
+    from santorini_az.cluster import RayPool
+
+    @dataclass(frozen=True)
+    class Slow:  # defined here, so that Ray ships the class itself
+        seconds: float
+
+        def __call__(self):
+            time.sleep(self.seconds)  # every share still under way when the node goes
+            return LinearEvaluator(seed=3)
+
+    extra = set()
+    ray_start(extra, {**user_env(cluster_home), "RAY_AUTH_MODE": "token"}, "--address", cluster, "--num-cpus", "1",
+              "--disable-usage-stats", "--node-ip-address", "127.0.0.1")
+    config, played = SearchConfig(simulations=8, temperature_plies=4), {}
+    ray.init(address=cluster, log_to_driver=False)
+    try:
+        deadline = time.monotonic() + 60
+        while ray.cluster_resources().get("CPU", 0) < 3 and time.monotonic() < deadline: time.sleep(0.2)
+        pool = RayPool(cluster)
+        pool.PLACEMENT_SECONDS = 5.0  # a new actor that has not started by then has no CPU to start on
+        assert pool.size == 3
+        job = threading.Thread(target=lambda: played.update(games=play_games(Slow(4.0), 6, config, games_in_flight=6,
+                                                                             workers=pool, seed=4)), daemon=True)
+        job.start()
+        time.sleep(2.0)
+        stop_sessions(extra)  # the third node goes away, its actor in the middle of its share
+        job.join(timeout=120)
+        assert not job.is_alive(), "the job waited for ever for the share of the node that left"
+        assert pool.replayed == 1 and pool.size == 2
+        assert [r.game_id for r in played["games"]] == list(range(6))  # every game once
+        local = play_games(partial(LinearEvaluator, seed=3), 6, config, games_in_flight=6, workers=3, seed=4)
+        assert all(np.array_equal(a.action, b.action) for a, b in zip(played["games"], local))  # the very same games
+        pool.close()
+    finally:
+        stop_sessions(extra)
         ray.shutdown()
         for k, v in saved.items():
             if v is None: os.environ.pop(k, None)

@@ -13,11 +13,13 @@ import textwrap
 import typing
 
 from nbdev.doclinks import NbdevLookup
+from nbdev.process import Processor
 from nbdev.showdoc import BasicMarkdownRenderer
 
 # %% auto #0
 __all__ = ['METHOD_LINE', 'TABLE_ROW', 'annotation_text', 'parameter_text', 'method_line', 'is_named_tuple', 'is_protocol',
-           'public_methods', 'class_header', 'is_table', 'fence_tables', 'join_summary', 'CourseRenderer']
+           'public_methods', 'nbdev_cannot_sign', 'class_header', 'is_table', 'fence_tables', 'join_summary',
+           'CourseRenderer', 'docs_in_source_order']
 
 # %% ../nbs/35_showdoc.ipynb #96c1f5d2
 def annotation_text(annotation) -> str:
@@ -55,9 +57,15 @@ def public_methods(cls) -> list[str]:
     return [name for name, value in vars(cls).items()
             if inspect.isfunction(value) and (not name.startswith("_") or name == "__call__")]
 
+def nbdev_cannot_sign(cls) -> bool:
+    "Whether `cls.__init__`, which nbdev signs a class by, takes only `*args, **kwargs`: a signature that says nothing."
+    try: parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]  # after self
+    except (TypeError, ValueError): return False
+    return [p.kind for p in parameters] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]
+
 def class_header(cls) -> str | None:
     "The lines a reference page shows in place of a signature, for a class nbdev cannot sign; None for the rest."
-    if not inspect.isclass(cls): return None
+    if not inspect.isclass(cls) or not nbdev_cannot_sign(cls): return None
     if is_named_tuple(cls):
         annotations, defaults = getattr(cls, "__annotations__", {}), cls._field_defaults
         fields = [f"{name}: {annotation_text(annotations.get(name, 'object'))}"
@@ -65,11 +73,9 @@ def class_header(cls) -> str | None:
         return "\n".join([f"class {cls.__name__}(NamedTuple):"] + ["    " + field for field in fields])
     if issubclass(cls, BaseException):
         return f"class {cls.__name__}({cls.__base__.__name__})"
-    if is_protocol(cls) or "__init__" not in vars(cls):
-        base = "(Protocol)" if is_protocol(cls) else ""
-        methods = [method_line(name, vars(cls)[name]) for name in public_methods(cls)] or ["..."]
-        return "\n".join([f"class {cls.__name__}{base}:"] + [textwrap.indent(method, "    ") for method in methods])
-    return None
+    base = "(Protocol)" if is_protocol(cls) else "" if cls.__base__ is object else f"({cls.__base__.__name__})"
+    methods = [method_line(name, vars(cls)[name]) for name in public_methods(cls)] or ["..."]
+    return "\n".join([f"class {cls.__name__}{base}:"] + [textwrap.indent(method, "    ") for method in methods])
 
 # %% ../nbs/35_showdoc.ipynb #eadf9e98
 TABLE_ROW = re.compile(r"^\S+(?: \S+)*? {2,}\S|^ {2,}\S")  # a first column, two spaces, the next; or a continuation
@@ -106,3 +112,15 @@ class CourseRenderer(BasicMarkdownRenderer):
         if not link or not link.endswith("#LNone"): return text
         short = lookup.code(self.fn.rsplit(".", 1)[-1])  # the name in its module: nbdev finds its line
         return text.replace(link, short if short and not short.endswith("#LNone") else link.removesuffix("#LNone"))
+
+# %% ../nbs/35_showdoc.ipynb #e924f9e2
+class docs_in_source_order(Processor):
+    "A step of nbdev's page making: each run of reference entries nbdev added after a cell, in the cell's order."
+
+    def begin(self):
+        cells, start = self.nb.cells, 0
+        while start < len(cells):
+            end = start
+            while end < len(cells) and getattr(cells[end], "has_sd", False): end += 1  # nbdev marks what it added
+            if end > start + 1: cells[start:end] = cells[start:end][::-1]
+            start = max(end, start + 1)

@@ -32,3 +32,11 @@ def test_show_doc_uses_the_course_renderer_on_every_page():
     text = rendered._repr_markdown_()
     assert "class Tree(NamedTuple):\n    node_heights: np.ndarray" in text
     assert "```text\nnode_heights   [B, N, 25] int8" in text and "#LNone" not in text
+
+
+def test_a_class_nbdev_signs_keeps_nbdevs_signature():
+    from nbdev.showdoc import BasicMarkdownRenderer
+    signed = [cls for cls in exported_classes() if "*args, **kwargs" not in str(BasicMarkdownRenderer(cls).dm)]
+    assert len(signed) > 60
+    changed = [cls.__qualname__ for cls in signed if str(CourseRenderer(cls).dm) != str(BasicMarkdownRenderer(cls).dm)]
+    assert changed == []  # ExerciseFailed, the web servers and GodInspectWidget lost theirs to a header once

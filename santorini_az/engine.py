@@ -235,11 +235,12 @@ TREE_MEMORY_SHARE = 0.75  # the most of the machine's memory that search trees m
 
 def tree_memory_shortfall(max_nodes: int, games: int, available: int | None = None) -> str | None:
     "None if the trees fit in TREE_MEMORY_SHARE of `available` (this machine's memory); else what they need, for a message."
+    where = "this machine's" if available is None else "the"
     available = machine_memory() if available is None else available
     allowed = TREE_MEMORY_SHARE * available
     if (need := tree_bytes(max_nodes, games)) <= allowed: return None
     return (f"{need / 2**30:.1f} GiB for the search trees, more than the {allowed / 2**30:.1f} GiB they may take "
-            f"(three quarters of this machine's {available / 2**30:.0f} GiB)")
+            f"(three quarters of {where} {available / 2**30:.0f} GiB)")
 
 # %% ../nbs/06_engine.ipynb #28520974
 @njit(cache=True)
@@ -1081,11 +1082,6 @@ def play_share(factories, config: SearchConfig, slots: int, seed: int, worker: i
                       rng=np.random.default_rng([seed, worker]))
     return engine.play(starts, progress=progress)
 
-def _play_share_job(factories, config: SearchConfig, slots: int, seed: int, starts, threads: int, *, worker: int,
-                    progress: Callable) -> None:
-    "A self-play job for a pool worker: its records go out one by one through `progress`, as they finish."
-    play_share(factories, config, slots, seed, worker, starts, threads, progress=progress)
-
 # %% ../nbs/06_engine.ipynb #9fbd6187
 def _live_descendants(pid: int) -> list[int]:
     "The live children of `pid`, their children, and so on (Linux; empty elsewhere)."
@@ -1155,6 +1151,11 @@ def receive(queue, processes):
         except queues.Empty:
             crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
             if crashed: raise RuntimeError(f"a worker process exited with code {crashed[0]} (its error is on stderr)")
+
+def _play_share_job(factories, config: SearchConfig, slots: int, seed: int, starts, threads: int, *, worker: int,
+                    progress: Callable) -> None:
+    "A self-play job for a pool worker: its records go out one by one through `progress`, as they finish."
+    play_share(factories, config, slots, seed, worker, starts, threads, progress=progress)
 
 # %% ../nbs/06_engine.ipynb #0344215a
 class WorkerPool:

@@ -148,8 +148,10 @@ def ray_head_answer(address: str, timeout: float = 5) -> str:
     return "OK"
 
 # %% ../nbs/33_cli.ipynb #457c67e3
-def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None:
-    "Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own."
+def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: float | None = None,
+                      iterations: int | None = None) -> None:
+    """Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own,
+    or --hours 0 takes away the time budget that plans its iterations."""
     import json
     from santorini_az.rundir import RunDirectory
     try: made = json.loads(RunDirectory(run_dir).config_path.read_text())
@@ -160,6 +162,9 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None) -> None
     if net and net != f"{made.get('channels')}x{made.get('blocks')}":
         fail(f"--net {net}: the run in {run_dir} trains a {made.get('channels')}x{made.get('blocks')} network, and a "
              "resumed run keeps its network's size")
+    if hours == 0 and iterations is None and made.get("iterations") == 0:
+        fail(f"--hours 0: the run in {run_dir} plans its iterations by its time budget (it was made with --hours), "
+             "and 0 would take the budget away: give --iterations N with it, those done included")
 
 def _run_errors():
     from santorini_az.rundir import RunError
@@ -172,7 +177,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
-          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap."),
+          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts."),
           seed: int = typer.Option(None, help="Random seed of the run (0 to 2**32 - 1)."),
           init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
@@ -205,7 +210,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
         if resume:
             if not run_dir: fail("--resume needs --run-dir")
             if config: fail("--config applies to a new run; to change a resumed run use --set")
-            check_resumed_run(run_dir, preset, net)
+            check_resumed_run(run_dir, preset, net, hours, iterations)
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
             settings = resolve_config("cpu" if preset is None else preset, config, overrides)  # --preset '' is no preset name

@@ -39,9 +39,9 @@ from .progress import Progress, summary_line
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
-           'plan', 'start_config', 'iteration_seconds', 'measured_before', 'measured_through', 'evaluation_seconds',
-           'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'open_ray_pool', 'run_stage',
-           'budget_stops', 'say_how_it_ended', 'run_training']
+           'plan', 'start_config', 'setting_changes', 'iteration_seconds', 'measured_before', 'measured_through',
+           'evaluation_seconds', 'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'open_ray_pool',
+           'run_stage', 'budget_stops', 'say_how_it_ended', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -320,6 +320,16 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
     if config.init and not run.exists(): init_network(config)  # a new run reads its first network before any work
     return config
 
+# %% ../nbs/10a_loop.ipynb #838a49c8
+def setting_changes(before: dict, after: dict, prefix: str = "") -> list[str]:
+    "`name old -> new` for each setting of the config dict `after` that differs from `before` (parts as `part.name`)."
+    changes = []
+    for key, value in after.items():
+        old = before.get(key)
+        if isinstance(value, dict) and isinstance(old, dict): changes += setting_changes(old, value, f"{prefix}{key}.")
+        elif json.dumps(old) != json.dumps(value): changes.append(f"{prefix}{key} {old!r} -> {value!r}")
+    return changes
+
 # %% ../nbs/10a_loop.ipynb #14c265cc
 def iteration_seconds(records: list[Record], without: tuple[str, ...] = ()) -> dict[int, float]:
     "Seconds each finished iteration took (the sum of its stages' seconds, the stages `without` left out), by iteration."
@@ -434,6 +444,10 @@ def run_stage(loop: Loop, iteration: int, stage: str) -> Record:
 def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteration: int, stage: str) -> bool:
     "Whether the budget ends the run before `stage` of `iteration`; a budget the run fills plans the iteration instead."
     config, say = loop.config, loop.progress.say
+    if budget.fills and iteration > 1 and stage == STAGES[0] and budget.left() <= 0 and not budget.plans.get(iteration):
+        say(f"time budget of {config.hours} h spent ({budget.spent() / 60:.1f} min, the time of the sessions before "
+            f"included) before iteration {iteration}: resume with a larger --hours to go on")
+        return True  # a resumed run whose budget was already used up: no iteration more
     if budget.fills and iteration > 0:
         budget.plan_for(iteration, measured_before(records, iteration), say,
                         evaluation_seconds(records, config.arena), config.arena.every)
@@ -456,8 +470,9 @@ def say_how_it_ended(loop: Loop, records: list[Record], ran: int, done: set) -> 
             f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
             f"the stages that measure took {measuring_share(records):.1%}")
     elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
+        cap = f" (--hours is a cap on a run of a set number of iterations, not a budget it fills)" if config.hours else ""
         say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
-            "them all, those done included: give more to go on)")
+            f"them all, those done included: give more to go on){cap}")
 
 # %% ../nbs/10a_loop.ipynb #ca858a5c
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,
@@ -473,7 +488,8 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
         pool = open_ray_pool(ray, run, resume, made, progress) if ray is not None else None
-        run.write_json(run.config_path, config_to_dict(config))
+        if resume and (changes := setting_changes(run.read_config_dict(), config_to_dict(config))):
+            progress.say(f"resumed with other settings: {', '.join(changes)}")
         done = {(r.iteration, r.stage) for r in records}
         loop, ran = Loop(run, config, progress, pool), 0
         budget = loop.budget = TimeBudget(run, config.hours, config.iterations == 0, records) if config.hours else None
@@ -482,6 +498,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
                 if budget and budget_stops(budget, loop, records, iteration, stage): break
+                if ran == 0: run.write_json(run.config_path, config_to_dict(config))  # only a run that works changes it
                 records.append(run_stage(loop, iteration, stage))
                 ran += 1
             say_how_it_ended(loop, records, ran, done)

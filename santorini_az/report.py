@@ -17,9 +17,9 @@ from .files import atomic_write_bytes
 from .rundir import RunDirectory, Record, RunError, measuring_share
 
 # %% auto #0
-__all__ = ['PANELS', 'series', 'legend_above', 'plot_losses', 'gate_line', 'plot_arena', 'plot_references', 'plot_elo',
-           'plot_puzzles', 'plot_speed', 'stage_times', 'busy_cores', 'plot_time', 'draw_panel', 'report_figure',
-           'run_arena', 'write_report']
+__all__ = ['PANELS', 'PANEL_STAGES', 'series', 'legend_above', 'plot_losses', 'gate_line', 'plot_arena', 'plot_references',
+           'plot_elo', 'plot_puzzles', 'plot_speed', 'stage_times', 'busy_cores', 'plot_time', 'draw_panel',
+           'report_figure', 'run_arena', 'write_report']
 
 # %% ../nbs/26_report.ipynb #b842721a
 def series(records: list[Record], stage: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -42,7 +42,7 @@ def legend_above(ax, ncol: int = 3, room: float = 0.3, fontsize: int = 8, twin=N
         ticks = [t for t in axis.get_yticks() if low <= t <= high]  # the data's ticks, none in the band
         axis.set_ylim(low, high + (high - low) * room); axis.set_yticks(ticks)
     legend = ax.legend(handles=handles, fontsize=fontsize, loc="upper center", ncol=ncol, frameon=False,
-                       handlelength=1.5, columnspacing=1.0)
+                       handlelength=2.5, columnspacing=1.0)  # long enough to show a dashed line
     for handle in legend.legend_handles:  # one marker size in the legend: the references' rings grow to 16 points
         if hasattr(handle, "set_markersize"): handle.set_markersize(min(handle.get_markersize(), 6))
 
@@ -130,8 +130,9 @@ def plot_puzzles(ax, records):
         if len(x): ax.plot(x, y, marker=".", label=label)
     ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
     if ax.lines: legend_above(ax)
-    else: ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal)",
-                  ha="center", va="center", transform=ax.transAxes, color="gray")
+    elif any(r.stage == "train" for r in records):  # trained, yet no scores: a god run, or one made before puzzles
+        ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal)",
+                ha="center", va="center", transform=ax.transAxes, color="gray")
 
 # %% ../nbs/26_report.ipynb #472143e4
 def plot_speed(ax, records):
@@ -177,11 +178,18 @@ def plot_time(ax, records):
 PANELS = {"losses": plot_losses, "arena": plot_arena, "references": plot_references, "elo": plot_elo,
           "speed": plot_speed, "puzzles": plot_puzzles, "time": plot_time}
 
+PANEL_STAGES = {"losses": "train", "arena": "arena", "references": "evaluate", "elo": "evaluate", "speed": "selfplay",
+                "puzzles": "train"}  # the stage whose records each panel draws
+
 def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None = None) -> None:
     """Draw panel `name` of `records` on `ax` (the arena panel with the gate of the run's `arena` settings, if given);
     iterations are whole numbers, so their axis ticks are too."""
     if name == "arena" and arena is not None: plot_arena(ax, records, gate_line(arena))
     else: PANELS[name](ax, records)
+    reached = any(r.stage == PANEL_STAGES.get(name, r.stage) for r in records)
+    if (not reached or not ax.has_data()) and not ax.texts:  # a run stopped early: say so rather than leave bare axes
+        ax.text(0.5, 0.5, "nothing to draw yet:\nno iteration has reached this stage", ha="center", va="center",
+                transform=ax.transAxes, color="gray")
     if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True, min_n_ticks=1))  # even for one point
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):

@@ -352,6 +352,25 @@ def test_a_fixed_count_with_hours_is_capped(tmp_path, monkeypatch):
     assert len(run.records()) == 1 and any("time budget of 1e-05 h spent, before the holdout stage of iteration 0" in l for l in lines), lines
 
 
+def test_a_resumed_budget_already_spent_runs_nothing_and_hours_0_is_refused(tmp_path, monkeypatch):
+    """A run that fills its budget, resumed with a smaller one it has already spent, plays no iteration more (it played
+    one whole iteration: at least one more was the rule for a fresh plan); --hours 0 on it is refused naming --hours."""
+    from santorini_az.rundir import TimeBudget
+    # A clock that does not depend on the machine's speed: nothing spent until iteration 1 is evaluated, then all.
+    monkeypatch.setattr(TimeBudget, "spent", lambda self: 1e9 if any(r.stage == "evaluate" for r in self.run.records()) else 0.0)
+    run = run_training(tmp_path / "budget", apply_overrides(tiny(0), ["hours=1"]), progress=Progress(quiet=True))
+    before = len(run.records())
+    assert max(r.iteration for r in run.records()) == 1
+    lines, progress = [], Progress(quiet=True)
+    progress.say = lines.append
+    run_training(tmp_path / "budget", resume=True, overrides=["hours=0.5"], progress=progress)
+    assert len(run.records()) == before, [r.stage for r in run.records()]
+    assert any("time budget of 0.5 h spent" in line and "before iteration 2" in line for line in lines), lines
+    done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0"],
+                          cwd=tmp_path)
+    assert done.returncode == 2 and "--hours 0" in done.stderr and "--iterations" in done.stderr, done.stderr
+
+
 class HeightFactory:
     "A sensible judge: value = tanh(sum of my workers' levels - the opponent's); uniform priors."
     def __call__(self):
@@ -748,6 +767,21 @@ def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_ru
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(finished_tiny_run), *asked], cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and asked[0] in done.stderr, done.stdout + done.stderr
     assert {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()} == before
+
+
+@ONE_FINISHED_RUN
+def test_a_resume_with_nothing_to_do_changes_nothing_and_names_the_settings_it_was_given(tmp_path, finished_tiny_run):
+    "A finished run resumed with other settings says which, does nothing, and leaves its config.json as it was made."
+    import shutil
+    root = tmp_path / "run"
+    shutil.copytree(finished_tiny_run, root)
+    made = (root / "config.json").read_bytes()
+    lines, progress = [], Progress(quiet=True)
+    progress.say = lines.append
+    run_training(root, resume=True, overrides=["seed=7", "arena.openings=2"], progress=progress)
+    assert any(line.startswith("resumed with other settings: seed 0 -> 7, arena.openings") for line in lines), lines
+    assert any(line.startswith("nothing to do") for line in lines), lines
+    assert (root / "config.json").read_bytes() == made  # a resume that did nothing changed nothing
 
 
 @ONE_FINISHED_RUN

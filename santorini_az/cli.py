@@ -226,7 +226,12 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     except Exception as e:  # the report follows the training: it must never change the training's outcome
         where = f"not written ({type(e).__name__}: {e})"
         typer.echo(f"warning: the report of {run.root} failed: {e}", err=True)
-    typer.echo(f"run: {run.root}  champion: {RunDirectory(run.root).champion()}  report: {where}")
+    import shutil, sys
+    from santorini_az.rundir import network_name
+    champion = RunDirectory(run.root).champion()
+    tensorboard = "tensorboard" if shutil.which("tensorboard") else Path(sys.executable).parent / "tensorboard"
+    typer.echo(f"run: {run.root}  champion: {network_name(champion)}  report: {where}  "
+               f"curves: {tensorboard} --logdir {run.root / 'tb'}")
 
 # %% ../nbs/33_cli.ipynb #6c5b10b3
 @app.command()
@@ -305,7 +310,10 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
     state = read_position(position)
     if gods is not None: state = with_gods(state, gods, human=side - 1)
     try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
-    except (EOFError, KeyboardInterrupt): result = None
+    except EOFError: result = None  # the end of the input (Ctrl-D, or a file of moves played through)
+    except KeyboardInterrupt:  # Ctrl-C: abandoned too, with the exit status of an interrupted command
+        typer.echo("\ngame abandoned")
+        raise SystemExit(130)
     except _run_errors() as e: fail(str(e))
     typer.echo("game abandoned" if result is None else "you win" if result == side - 1 else "the engine wins")
 

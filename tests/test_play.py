@@ -133,3 +133,24 @@ def test_help_and_legend_fit_an_80_column_terminal():
         too_wide = [line for line in text.splitlines() if len(line) > 80]
         assert not too_wide, too_wide
 
+
+
+def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
+    "Ctrl-C at the prompt: 'game abandoned', no traceback, exit status 130 (Ctrl-D, the end of the input, stays 0)."
+    import os, signal, time
+    game = subprocess.Popen([str(SCRIPT), "play", "--checkpoint", "mcts", "--sims", "4"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        os.set_blocking(game.stdout.fileno(), False)
+        shown, deadline = b"", time.monotonic() + 60
+        while b"your move" not in shown and time.monotonic() < deadline:  # the prompt: it waits for a move now
+            try: shown += os.read(game.stdout.fileno(), 65536)
+            except BlockingIOError: time.sleep(0.05)  # nothing new yet
+        assert b"your move" in shown, shown
+        game.send_signal(signal.SIGINT)
+        game.wait(timeout=30)
+        os.set_blocking(game.stdout.fileno(), True)
+        out, err = shown + game.stdout.read(), game.stderr.read()
+    finally:
+        if game.poll() is None: game.kill()
+    assert game.returncode == 130 and out.rstrip().endswith(b"game abandoned") and b"Traceback" not in err, (out, err)

@@ -317,6 +317,7 @@ def test_hours_is_a_budget_the_run_fills_and_resume_extends(tmp_path):
     done = subprocess.run(train + ["--hours", "0.003"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "plan: iteration 1" in done.stdout and "time budget filled" in done.stdout, done.stdout
+    assert re.search(r"champion: iter-\d{4} .*curves: \S*tensorboard --logdir \S*budget/tb", done.stdout), done.stdout
     assert re.search(r"the\s+stages\s+that\s+measure\s+took\s+\d+\.\d%", done.stdout), done.stdout  # may wrap
     run = RunDirectory(run_dir)
     assert json.loads(run.config_path.read_text())["iterations"] == 0

@@ -149,7 +149,7 @@ def ray_head_answer(address: str, timeout: float = 5) -> str:
 
 # %% ../nbs/33_cli.ipynb #457c67e3
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: float | None = None,
-                      iterations: int | None = None) -> None:
+                      iterations: int | None = None, overrides: list[str] = ()) -> None:
     """Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own,
     or --hours 0 takes away the time budget that plans its iterations."""
     import json
@@ -162,7 +162,8 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: 
     if net and net != f"{made.get('channels')}x{made.get('blocks')}":
         fail(f"--net {net}: the run in {run_dir} trains a {made.get('channels')}x{made.get('blocks')} network, and a "
              "resumed run keeps its network's size")
-    if hours == 0 and iterations is None and made.get("iterations") == 0:
+    sets_iterations = iterations is not None or any(o.strip().startswith("iterations=") for o in overrides)
+    if hours == 0 and not sets_iterations and made.get("iterations") == 0:
         fail(f"--hours 0: the run in {run_dir} plans its iterations by its time budget (it was made with --hours), "
              "and 0 would take the budget away: give --iterations N with it, those done included")
 
@@ -210,7 +211,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
         if resume:
             if not run_dir: fail("--resume needs --run-dir")
             if config: fail("--config applies to a new run; to change a resumed run use --set")
-            check_resumed_run(run_dir, preset, net, hours, iterations)
+            check_resumed_run(run_dir, preset, net, hours, iterations, list(set_))
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
             settings = resolve_config("cpu" if preset is None else preset, config, overrides)  # --preset '' is no preset name

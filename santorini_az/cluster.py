@@ -80,6 +80,7 @@ class RayPool:
         self.replayed = 0  # shares played again because their actor died
 
     PLACEMENT_SECONDS = 60.0  # how long a new actor may take to start before its CPU is taken to be gone
+    REPLAYS = 3  # a share whose actor dies more often than this stops the job (an actor that cannot run it, say)
 
     @property
     def size(self) -> int: return len(self.actors)
@@ -92,14 +93,19 @@ class RayPool:
         answers, kept = [actor.pid.remote() for actor in actors], []
         ready, _ = ray.wait(answers, num_returns=len(answers), timeout=self.PLACEMENT_SECONDS)
         for actor, answer in zip(actors, answers):
-            if answer in ready: kept.append(actor)
-            else: ray.kill(actor)
+            try:
+                if answer in ready: ray.get(answer); kept.append(actor); continue  # ready may mean failed: get says
+            except ray.exceptions.RayError: pass  # it died as it started (a node without the package, say)
+            ray.kill(actor)
         return kept
 
     def replace(self, dead):
         """The actor that plays a dead actor's share again: a new one if the cluster places it, else one of the
         survivors (its node has left the cluster: the pool shrinks, and the survivor plays the share after its own)."""
+        import ray
         index = next(i for i, actor in enumerate(self.actors) if actor is dead)
+        try: ray.kill(dead, no_restart=True)  # unreachable for a moment is not dead: free its CPU all the same
+        except ray.exceptions.RayError: pass
         new = self.placed([self.actor_class.remote()])
         if new: self.actors[index] = new[0]; return new[0]
         del self.actors[index]
@@ -115,6 +121,7 @@ class RayPool:
         shipped = [ray.put(tuple([ship(x) for x in arg] if isinstance(arg, list) else ship(arg) for arg in args))
                    for args in shares]
         players, pending, results = self.actors[:len(shares)], {}, [None] * len(shares)  # the actor of each share
+        tries = [0] * len(shares)  # the times each share's actor died
         def submit(w): pending[players[w].run.remote(function, shipped[w], w)] = w, players[w]  # share w, wherever
         for w in range(len(shares)): submit(w)
         while pending:
@@ -122,6 +129,9 @@ class RayPool:
             w, actor = pending.pop(ref)
             try: items, results[w] = ray.get(ref)
             except ray.exceptions.RayActorError:  # the actor died: another plays the same share again
+                tries[w] += 1
+                if tries[w] > self.REPLAYS: raise RuntimeError(f"share {w} of the job lost {tries[w]} actors in a row: "
+                                                               "the cluster cannot play it") from None
                 if any(a is actor for a in self.actors):  # not yet replaced (for another of its shares)
                     new = self.replace(actor)
                     players = [new if p is actor else p for p in players]

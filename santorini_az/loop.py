@@ -423,8 +423,8 @@ def open_ray_pool(ray: str, run: RunDirectory, resume: bool, made: list[Path], p
         if not resume: forget_new_run(run, made)  # nothing of a run that never began is left behind
         raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
     progress.say(f"playing games on {pool.size} Ray actors at {ray}; should the cluster go away, Ray ends this process "
-                 f"a minute later: the finished stages are kept, and `santorini_az train --run-dir {run.root} --resume` "
-                 "goes on")
+                 f"a minute later: the finished stages are kept, and `santorini_az train --run-dir {run.root} --resume "
+                 f"--ray {ray}` goes on (without --ray, on this machine alone)")
     return pool
 
 # %% ../nbs/10a_loop.ipynb #d65b19f8
@@ -441,10 +441,13 @@ def run_stage(loop: Loop, iteration: int, stage: str) -> Record:
     return record
 
 # %% ../nbs/10a_loop.ipynb #359c5314
-def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteration: int, stage: str) -> bool:
-    "Whether the budget ends the run before `stage` of `iteration`; a budget the run fills plans the iteration instead."
+def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteration: int, stage: str,
+                 resumed: bool = False) -> bool:
+    """Whether the budget ends the run before `stage` of `iteration`; a budget the run fills plans the iteration instead
+    (`resumed`: nothing has run in this session yet, and a budget already spent then plays no iteration more)."""
     config, say = loop.config, loop.progress.say
-    if budget.fills and iteration > 1 and stage == STAGES[0] and budget.left() <= 0 and not budget.plans.get(iteration):
+    if (resumed and budget.fills and iteration > 1 and stage == STAGES[0] and budget.left() <= 0
+            and not budget.plans.get(iteration)):
         say(f"time budget of {config.hours} h spent ({budget.spent() / 60:.1f} min, the time of the sessions before "
             f"included) before iteration {iteration}: resume with a larger --hours to go on")
         return True  # a resumed run whose budget was already used up: no iteration more
@@ -470,7 +473,7 @@ def say_how_it_ended(loop: Loop, records: list[Record], ran: int, done: set) -> 
             f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
             f"the stages that measure took {measuring_share(records):.1%}")
     elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
-        cap = f" (--hours is a cap on a run of a set number of iterations, not a budget it fills)" if config.hours else ""
+        cap = " (--hours is a cap on a run of a set number of iterations, not a budget it fills)" if config.hours else ""
         say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
             f"them all, those done included: give more to go on){cap}")
 
@@ -497,7 +500,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
             for iteration, stage in stages(config, budget.finished if budget and budget.fills else None):
                 if (iteration, stage) in done: continue
                 if stop_after is not None and ran >= stop_after: break
-                if budget and budget_stops(budget, loop, records, iteration, stage): break
+                if budget and budget_stops(budget, loop, records, iteration, stage, resumed=resume and ran == 0): break
                 if ran == 0: run.write_json(run.config_path, config_to_dict(config))  # only a run that works changes it
                 records.append(run_stage(loop, iteration, stage))
                 ran += 1

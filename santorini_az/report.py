@@ -188,8 +188,8 @@ def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None =
     else: PANELS[name](ax, records)
     reached = any(r.stage == PANEL_STAGES.get(name, r.stage) for r in records)
     if (not reached or not ax.has_data()) and not ax.texts:  # a run stopped early: say so rather than leave bare axes
-        ax.text(0.5, 0.5, "nothing to draw yet:\nno iteration has reached this stage", ha="center", va="center",
-                transform=ax.transAxes, color="gray")
+        why = "" if reached else ":\nno iteration has reached this stage"  # reached: its matches skipped, say
+        ax.text(0.5, 0.5, f"nothing to draw yet{why}", ha="center", va="center", transform=ax.transAxes, color="gray")
     if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True, min_n_ticks=1))  # even for one point
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):

@@ -17,9 +17,9 @@ from nbdev.process import Processor
 from nbdev.showdoc import BasicMarkdownRenderer
 
 # %% auto #0
-__all__ = ['METHOD_LINE', 'TABLE_ROW', 'annotation_text', 'parameter_text', 'method_line', 'is_named_tuple', 'is_protocol',
-           'public_methods', 'nbdev_cannot_sign', 'class_header', 'is_table', 'fence_tables', 'join_summary',
-           'CourseRenderer', 'docs_in_source_order']
+__all__ = ['METHOD_LINE', 'TABLE_ROW', 'SOURCE_LINK', 'annotation_text', 'parameter_text', 'method_line', 'is_named_tuple',
+           'is_protocol', 'public_methods', 'nbdev_cannot_sign', 'class_header', 'is_table', 'fence_tables',
+           'join_summary', 'CourseRenderer', 'source_place', 'in_module_order', 'docs_in_source_order']
 
 # %% ../nbs/35_showdoc.ipynb #96c1f5d2
 def annotation_text(annotation) -> str:
@@ -110,17 +110,40 @@ class CourseRenderer(BasicMarkdownRenderer):
         text, lookup = super()._repr_markdown_(), NbdevLookup()
         link = lookup.code(self.fn)
         if not link or not link.endswith("#LNone"): return text
-        short = lookup.code(self.fn.rsplit(".", 1)[-1])  # the name in its module: nbdev finds its line
-        return text.replace(link, short if short and not short.endswith("#LNone") else link.removesuffix("#LNone"))
+        file = link.removesuffix("#LNone")
+        short = lookup.code(self.fn.rsplit(".", 1)[-1])  # the bare name: nbdev finds its line, if it is this file's
+        return text.replace(link, short if short and short.startswith(file + "#L") and short != link else file)
 
 # %% ../nbs/35_showdoc.ipynb #e924f9e2
+SOURCE_LINK = re.compile(r"\[source\]\((\S+?)#L(\d+)\)")  # a reference entry's link to its definition
+
+def source_place(cell) -> tuple[str, int] | None:
+    "The file and line a reference entry's source link gives (None: it has none)."
+    for output in getattr(cell, "outputs", None) or []:
+        text = output.get("data", {}).get("text/markdown", "")
+        if (found := SOURCE_LINK.search(text if isinstance(text, str) else "".join(text))):
+            return found.group(1), int(found.group(2))
+    return None
+
+def in_module_order(entries: list) -> list:
+    """`entries` with those that link to the file most of them link to (the notebook's module) sorted by line, in the
+    places those held; the others stay where they are (nbdev may link a name to another module that has one like it)."""
+    places = [source_place(entry) for entry in entries]
+    files = [place[0] for place in places if place]
+    if not files: return list(entries)
+    module = max(set(files), key=files.count)
+    slots = [k for k, place in enumerate(places) if place and place[0] == module]
+    ordered = list(entries)
+    for slot, k in zip(slots, sorted(slots, key=lambda k: places[k][1])): ordered[slot] = entries[k]
+    return ordered
+
 class docs_in_source_order(Processor):
-    "A step of nbdev's page making: each run of reference entries nbdev added after a cell, in the cell's order."
+    "A step of nbdev's page making: each run of reference entries nbdev added, in the order the module defines them."
 
     def begin(self):
         cells, start = self.nb.cells, 0
         while start < len(cells):
             end = start
             while end < len(cells) and getattr(cells[end], "has_sd", False): end += 1  # nbdev marks what it added
-            if end > start + 1: cells[start:end] = cells[start:end][::-1]
+            if end > start + 1: cells[start:end] = in_module_order(cells[start:end])
             start = max(end, start + 1)

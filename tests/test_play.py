@@ -148,9 +148,9 @@ def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
             except BlockingIOError: time.sleep(0.05)  # nothing new yet
         assert b"your move" in shown, shown
         game.send_signal(signal.SIGINT)
-        game.wait(timeout=30)
         os.set_blocking(game.stdout.fileno(), True)
-        out, err = shown + game.stdout.read(), game.stderr.read()
+        out, err = game.communicate(timeout=120)  # both pipes read to the end: neither can fill up and stall it
+        out = shown + out
     finally:
         if game.poll() is None: game.kill()
     assert game.returncode == 130 and out.rstrip().endswith(b"game abandoned") and b"Traceback" not in err, (out, err)

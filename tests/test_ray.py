@@ -129,7 +129,7 @@ def test_tiny_preset_end_to_end_on_the_cluster(cluster, cluster_home, tmp_path):
                           env=user_env(cluster_home))
     assert done.returncode == 0, done.stdout + done.stderr
     # a head that goes away ends the process (Ray's own exit): the run says how to go on at its start
-    assert f"--run-dir {tmp_path / 'run'} --resume` goes on" in done.stdout.split("init it", 1)[0], done.stdout
+    assert f"--run-dir {tmp_path / 'run'} --resume --ray {cluster}` goes on" in done.stdout.split("init it", 1)[0], done.stdout
     records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
     selfplay = [r for r in records if r["stage"] == "selfplay"]
     assert [r["iteration"] for r in selfplay] == [1, 2] and all(r["values"]["games"] == 8 for r in selfplay)
@@ -235,7 +235,7 @@ def test_a_match_by_turns_on_the_cluster_is_the_match_played_here(cluster, tmp_p
 def test_a_node_that_leaves_has_its_shares_played_by_the_others(cluster, cluster_home):
     """A third node joins, and goes away in the middle of a job (its processes stopped): its actor's share is played
     again by a surviving actor (a new one cannot be placed: the two other CPUs are busy) and the pool shrinks; the
-    job returns every game once, the same games as two local processes play. Kept last: the cluster is two nodes again."""
+    job returns every game once, the same games as three local processes play. Kept last: the cluster is two nodes again."""
     import threading
     saved = {k: os.environ.get(k) for k in RAY_ENV}
     os.environ.update(RAY_ENV)

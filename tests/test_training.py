@@ -355,21 +355,25 @@ def test_a_fixed_count_with_hours_is_capped(tmp_path, monkeypatch):
 
 def test_a_resumed_budget_already_spent_runs_nothing_and_hours_0_is_refused(tmp_path, monkeypatch):
     """A run that fills its budget, resumed with a smaller one it has already spent, plays no iteration more (it played
-    one whole iteration: at least one more was the rule for a fresh plan); --hours 0 on it is refused naming --hours."""
+    a whole one: 'at least one more' is the rule of a plan made during a session); --hours 0 on it is refused naming
+    --hours, unless a number of iterations is given with it."""
     from santorini_az.rundir import TimeBudget
     # A clock that does not depend on the machine's speed: nothing spent until iteration 1 is evaluated, then all.
     monkeypatch.setattr(TimeBudget, "spent", lambda self: 1e9 if any(r.stage == "evaluate" for r in self.run.records()) else 0.0)
     run = run_training(tmp_path / "budget", apply_overrides(tiny(0), ["hours=1"]), progress=Progress(quiet=True))
     before = len(run.records())
-    assert max(r.iteration for r in run.records()) == 1
+    assert max(r.iteration for r in run.records()) == 2  # a fresh plan, with nothing left: at least one more
     lines, progress = [], Progress(quiet=True)
     progress.say = lines.append
     run_training(tmp_path / "budget", resume=True, overrides=["hours=0.5"], progress=progress)
     assert len(run.records()) == before, [r.stage for r in run.records()]
-    assert any("time budget of 0.5 h spent" in line and "before iteration 2" in line for line in lines), lines
+    assert any("time budget of 0.5 h spent" in line and "before iteration 3" in line for line in lines), lines
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0"],
                           cwd=tmp_path)
     assert done.returncode == 2 and "--hours 0" in done.stderr and "--iterations" in done.stderr, done.stderr
+    counted = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0",
+                              "--set", "iterations=1"], cwd=tmp_path)  # a number of iterations given: not refused
+    assert counted.returncode == 0 and len(run.records()) == before, counted.stdout + counted.stderr
 
 
 class HeightFactory:

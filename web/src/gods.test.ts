@@ -100,6 +100,7 @@ describe("gods and powers", () => {
   it("explains every god in one line that names it", () => {
     for (const god of GODS) expect(POWERS[god].toLowerCase().startsWith(god)).toBe(true);
     expect(POWERS.artemis).toBe("Artemis: Your worker may move one additional time, but not back to the square it started on.");
+    expect(POWERS.mortal).toBe("Mortal: move one worker one square (up one level at most), then build next to it.");
     expect(POWERS.atlas).toBe('Atlas: Your worker may build a dome at any level. Tick "build a dome" to build one.');
   });
 });

@@ -12,9 +12,10 @@ export type God = (typeof GODS)[number];
 const POWER_TEXT: Record<God, string> = powerText;
 const CLICK_HINTS: Partial<Record<God, string>> = { atlas: ' Tick "build a dome" to build one.' };  // how the page plays a power
 
-/** One line on each power, named: "Artemis: Your worker may move one additional time, ...". */
-export const POWERS = Object.fromEntries(GODS.map((god) =>
-  [god, `${god[0].toUpperCase()}${god.slice(1)}: ${POWER_TEXT[god]}${CLICK_HINTS[god] ?? ""}`])) as Record<God, string>;
+/** One line on each power, named: "Artemis: Your worker may move ...", "Mortal: move one worker ...". */
+const powerLine = (god: God) =>
+  `${god[0].toUpperCase()}${god.slice(1)}: ${POWER_TEXT[god].replace(/^No power: /, "")}${CLICK_HINTS[god] ?? ""}`;
+export const POWERS = Object.fromEntries(GODS.map((god) => [god, powerLine(god)])) as Record<God, string>;
 
 export const END = 125; // the sub-action that ends a turn that could go on
 

@@ -137,7 +137,7 @@ def test_help_and_legend_fit_an_80_column_terminal():
 
 def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
     "Ctrl-C at the prompt: 'game abandoned', no traceback, exit status 130 (Ctrl-D, the end of the input, stays 0)."
-    import os, signal, time
+    import os, signal, threading, time
     game = subprocess.Popen([str(SCRIPT), "play", "--checkpoint", "mcts", "--sims", "4"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -147,10 +147,15 @@ def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
             try: shown += os.read(game.stdout.fileno(), 65536)
             except BlockingIOError: time.sleep(0.05)  # nothing new yet
         assert b"your move" in shown, shown
-        game.send_signal(signal.SIGINT)
         os.set_blocking(game.stdout.fileno(), True)
-        out, err = game.communicate(timeout=120)  # both pipes read to the end: neither can fill up and stall it
-        out = shown + out
+        read = {}  # both pipes read to the end as it goes, so that neither fills up; stdin stays open (its end is Ctrl-D)
+        readers = [threading.Thread(target=lambda name=name: read.update({name: getattr(game, name).read()}))
+                   for name in ("stdout", "stderr")]
+        for reader in readers: reader.start()
+        game.send_signal(signal.SIGINT)
+        game.wait(timeout=120)
+        for reader in readers: reader.join(timeout=30)
+        out, err = shown + read["stdout"], read["stderr"]
     finally:
         if game.poll() is None: game.kill()
     assert game.returncode == 130 and out.rstrip().endswith(b"game abandoned") and b"Traceback" not in err, (out, err)

@@ -139,7 +139,9 @@ def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
     "Ctrl-C at the prompt: 'game abandoned', no traceback, exit status 130 (Ctrl-D, the end of the input, stays 0)."
     import os, signal, threading, time
     game = subprocess.Popen([str(SCRIPT), "play", "--checkpoint", "mcts", "--sims", "4"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's Ctrl-C
+    # (a pytest-xdist worker ignores SIGINT, and a child inherits that: Python then installs no KeyboardInterrupt)
     try:
         os.set_blocking(game.stdout.fileno(), False)
         shown, deadline = b"", time.monotonic() + 60

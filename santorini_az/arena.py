@@ -26,8 +26,8 @@ from .engine import GamePool, play_games, search_positions
 __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', 'MORTAL_RULES', 'wilson_interval', 'sprt_llr',
            'gate_verdict', 'promotion_chance', 'MatchResult', 'fit_elo', 'Player', 'RandomPlayer', 'can_climb_to_win',
            'GreedyPlayer', 'pairing_schedule', 'SearchPlayer', 'alphabeta_depth', 'is_reference', 'reference_player',
-           'checkpoint_factory', 'search_factory', 'player_from_spec', 'GameOutcome', 'Rules', 'outcomes_by_turns',
-           'match_outcomes', 'seats_text', 'match_result', 'play_match']
+           'checkpoint_factory', 'search_factory', 'network_label', 'player_from_spec', 'GameOutcome', 'Rules',
+           'outcomes_by_turns', 'match_outcomes', 'seats_text', 'match_result', 'play_match']
 
 # %% ../nbs/09_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -223,10 +223,16 @@ def search_factory(spec: str, threads: int = 1) -> EvaluatorFactory:
         raise ValueError(f"no such checkpoint {spec!r} (or use champion, random, greedy, mcts or alphabetaN, N from 1 to 12)")
     return checkpoint_factory(spec, threads)
 
+def network_label(spec: str) -> str:
+    "A network's name in a match: 'champion', RUN/iter-NNNN for a checkpoint in a run's checkpoints/ folder, else the file's stem."
+    if spec == "champion": return spec
+    path = Path(spec).absolute()
+    return f"{path.parent.parent.name}/{path.stem}" if path.parent.name == "checkpoints" else path.stem
+
 def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:
-    "A player from a spec: a reference opponent, 'champion' or the path of a checkpoint (named after the file)."
+    "A player from a spec: a reference opponent, 'champion' or the path of a checkpoint (named by `network_label`)."
     if is_reference(spec): return reference_player(spec, simulations)
-    return SearchPlayer("champion" if spec == "champion" else Path(spec).stem, search_factory(spec, threads), simulations)
+    return SearchPlayer(network_label(spec), search_factory(spec, threads), simulations)
 
 # %% ../nbs/09_arena.ipynb #8cb2f6e6
 @dataclass

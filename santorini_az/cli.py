@@ -17,9 +17,10 @@ from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, go
 from .notation import NotationError, format_action
 
 # %% auto #0
-__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
-           'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report', 'arena', 'selfplay',
-           'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta', 'main']
+__all__ = ['app', 'POSITION_HELP', 'UsageError', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves',
+           'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
+           'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
+           'bench_alphabeta', 'usage_error_line', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -104,7 +105,7 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           threads: int = typer.Option(0, min=0, help="Torch threads per worker (0 = cores / workers)."),
           seconds: float = typer.Option(20.0, min=0.1, max=3600, help="Length of each measurement."),
           warmup: float = typer.Option(10.0, min=0, max=3600, help="Seconds of self-play before measuring."),
-          checkpoint: str = typer.Option(None, help="Benchmark this checkpoint instead of a random net."),
+          checkpoint: str = typer.Option(None, help="Benchmark this checkpoint (or a run directory's champion) instead of a random net."),
           compile: bool = typer.Option(False, "--compile", help="Use torch.compile for the network (compiled first, not timed)."),
           backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, on the CPU; with --precision int8, quantized)."),
           cuda_graphs: bool = typer.Option(False, "--cuda-graphs", help="With --device cuda: replay each batch size as a CUDA graph (one launch a call)."),
@@ -113,8 +114,8 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
     from santorini_az.bench import BenchConfig, print_bench, run_bench
     if precision not in ("fp32", "bf16", "int8"): fail(f"precision must be fp32, bf16 or int8, got {precision!r}")
     if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
-    try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup, checkpoint,
-                              compile=compile, backend=backend, cuda_graphs=cuda_graphs)
+    try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup,
+                              network_arg(checkpoint), compile=compile, backend=backend, cuda_graphs=cuda_graphs)
     except ValueError as e: fail(str(e))
     try: results = run_bench(config)
     except _run_errors() as e: fail(str(e))  # a checkpoint that cannot be loaded, named
@@ -180,7 +181,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
           hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts."),
           seed: int = typer.Option(None, help="Random seed of the run (0 to 2**32 - 1)."),
-          init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, or champion (the shipped network of the run's game)."),
+          init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, a run directory (its champion), or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars or stage lines: only the run's last line."),
@@ -198,7 +199,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     if hours and iterations is None and not resume: overrides.insert(0, "iterations=0")  # the budget sets the count
     if init is not None:
         if resume: fail("--init applies to a new run: a resumed run goes on from its own networks")
-        overrides.append(f"init={init}")
+        overrides.append(f"init={network_arg(init)}")
     if net:
         from santorini_az.network import parse_net_size
         try: size = parse_net_size(net)
@@ -243,10 +244,23 @@ def report(run: str = typer.Argument(..., help="A run directory.")):
     except _run_errors() as e: fail(str(e))
     for path in paths: typer.echo(str(path))
 
+# %% ../nbs/33_cli.ipynb #f32537c2
+def network_arg(spec: str | None) -> str | None:
+    """Where a network is asked for, a run directory stands for its champion: the checkpoint its champion.json names
+    (as `serve` reads it). Any other spec goes on as it is; a run with no champion yet is refused in one sentence."""
+    from pathlib import Path
+    if spec is None or not Path(spec).is_dir(): return spec
+    from santorini_az.serve import champion_checkpoint
+    try: champion = champion_checkpoint(spec)
+    except ValueError as e: fail(str(e))
+    if champion is not None: return str(champion[1])
+    if (Path(spec) / "config.json").is_file(): fail(f"{spec} is a run directory with no champion yet: its first stage has not finished")
+    return spec  # another folder: the command says that a folder is not a checkpoint
+
 # %% ../nbs/33_cli.ipynb #bbd1bb4f
 @app.command()
-def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
-          second: str = typer.Argument(..., help="A checkpoint, champion, or random | greedy | mcts | alphabetaN."),
+def arena(first: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
+          second: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
@@ -258,6 +272,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
     from santorini_az.play import run_god_match, run_match, match_summary
     from santorini_az.progress import Progress
     if gods is not None and backend != "torch": fail(f"--backend {backend} is for mortal networks: god matches run on torch")
+    first, second = network_arg(first), network_arg(second)
     try:
         if gods is None: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
         else: result = run_god_match(first, second, gods, openings, sims, seed, Progress(quiet), workers)
@@ -266,7 +281,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, champion, or rand
 
 # %% ../nbs/33_cli.ipynb #d06d4621
 @app.command()
-def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the shipped network) or mcts (uniform prior)."),
+def selfplay(player: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion (the shipped network) or mcts (uniform prior)."),
              out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, help="Simulations per move."),
@@ -278,14 +293,14 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, champion (the
     "Generate self-play games with PLAYER and save their training positions to --out."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
-    try: stats = generate_games(player, games, out, sims, seed, Progress(quiet), workers, backend, replace=force)
+    try: stats = generate_games(network_arg(player), games, out, sims, seed, Progress(quiet), workers, backend, replace=force)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
 # %% ../nbs/33_cli.ipynb #2537e00b
 @app.command()
 def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network."),
-            checkpoint: str = typer.Option("champion", help="A checkpoint, champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
+            checkpoint: str = typer.Option("champion", help="A checkpoint, a run directory (its champion), champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
             backend: str = _PLAYER_BACKEND):
@@ -293,14 +308,14 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table, pv_line
     state = read_position(position)
-    try: report = inspect_position(state, checkpoint, sims, top, backend)
+    try: report = inspect_position(state, network_arg(checkpoint), sims, top, backend)
     except _run_errors() as e: fail(str(e))
     Console().print(inspect_table(report))
     print("principal variation:", pv_line(report["pv"]))
 
 # %% ../nbs/33_cli.ipynb #03a3c4e1
 @app.command()
-def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior) or a checkpoint."),
+def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior), a checkpoint or a run directory (its champion)."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position (a god position plays with its gods)."),
@@ -310,7 +325,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
     from santorini_az.play import play_game
     state = read_position(position)
     if gods is not None: state = with_gods(state, gods, human=side - 1)
-    try: result = play_game(checkpoint, side - 1, sims, state, read=input, write=typer.echo, backend=backend)
+    try: result = play_game(network_arg(checkpoint), side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except EOFError: result = None  # the end of the input (Ctrl-D, or a file of moves played through)
     except KeyboardInterrupt:  # Ctrl-C: abandoned too, with the exit status of an interrupted command
         typer.echo("\ngame abandoned")
@@ -320,12 +335,12 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()
-def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), or champion (the shipped network)."),
+def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), a run directory (its champion), or champion (the shipped network)."),
            out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write."),
            force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."
     from santorini_az.export import export_command
-    try: metadata = export_command(checkpoint, out, replace=force)
+    try: metadata = export_command(network_arg(checkpoint), out, replace=force)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{out}: {metadata['net']} network, checkpoint {metadata['checkpoint']}")
 
@@ -376,12 +391,30 @@ def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search dep
     run(depth=depth, positions=positions, seed=seed)
 
 # %% ../nbs/33_cli.ipynb #57424fdb
+# Typer's class for a command line it refused (click's UsageError; newer Typers carry their own copy of click,
+# whose classes only `typer.BadParameter`, one kind of refusal, names in public)
+UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+def usage_error_line(error: UsageError) -> str:
+    "A command line Typer refused, as every refusal here reads: one line naming the culprit, and where help is."
+    command = error.ctx.command_path if error.ctx is not None else "santorini_az"
+    return f"error: {shorten(' '.join(error.format_message().split()))} (see {command} --help)"
+
 def main():
-    "Entry point of the `santorini_az` console script: no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
+    "Entry point of the `santorini_az` console script: one line for a bad command line, no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
     import os
-    try: app()
+    try: code = app(standalone_mode=False)  # Typer's refusals are raised here, not printed in its panel
+    except UsageError as e:
+        if type(e).__name__ == "NoArgsIsHelpError":  # `santorini_az` alone: the help (Typer's has printed it already)
+            if e.format_message(): typer.echo(e.format_message())
+        else: typer.echo(usage_error_line(e), err=True)
+        raise SystemExit(2)
+    except typer.Abort:  # Ctrl-C or the end of input at one of click's prompts
+        typer.echo("aborted", err=True)
+        raise SystemExit(1)
     except Exception as e:
         if os.environ.get("SANTORINI_AZ_DEBUG") == "1": raise
         typer.echo(f"error: {type(e).__name__}: {shorten(str(e))} (this is a bug in santorini_az; "
                    "SANTORINI_AZ_DEBUG=1 shows the traceback)", err=True)
         raise SystemExit(1)
+    raise SystemExit(code if isinstance(code, int) else 0)  # typer.Exit(n) comes back as n

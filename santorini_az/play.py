@@ -27,8 +27,8 @@ from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
 from .files import check_destination
 from .replay import save_examples
-from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, player_from_spec,
-                                play_match, seats_text, wilson_interval)
+from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, network_label,
+                                player_from_spec, play_match, seats_text, wilson_interval)
 from .rundir import RunError
 from .progress import Progress, said_if_slow
 
@@ -53,7 +53,7 @@ def player(spec: str, simulations: int = 64, backend: str = "torch"):
                 from santorini_az.network import folder_given
                 raise ValueError(folder_given(path))
             if not path.is_file(): raise ValueError(f"no such checkpoint {spec!r}")
-            return SearchPlayer(path.stem, onnx_factory(path, int8=backend == "onnxruntime-int8", game="mortal"), simulations)
+            return SearchPlayer(network_label(spec), onnx_factory(path, int8=backend == "onnxruntime-int8", game="mortal"), simulations)
         return player_from_spec(spec, simulations)
     except ValueError as e: raise RunError(str(e)) from None
 
@@ -100,7 +100,7 @@ def god_player(spec: str, simulations: int = 64):
     path = GOD_CHAMPION if spec == "champion" else Path(spec)
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8)")
     load_god_checkpoint(path)  # a file that is not a god network is refused here, by name, before any game
-    return GodSearchPlayer("champion" if spec == "champion" else path.stem, GodNetworkFactory(str(path)), simulations)
+    return GodSearchPlayer(network_label(spec), GodNetworkFactory(str(path)), simulations)
 
 def god_match_up(gods: str) -> tuple[str, str] | None:
     "The `gods` of a god match: 'all' (None: a match-up drawn for each opening) or two gods, player 1's then player 2's."

@@ -95,14 +95,15 @@ def summary_line(record: Record, timings: bool = True, markup: bool = True) -> s
                f"{speed}false resignations {v['false_resignation_rate']:.0%}"
     if record.stage == "train":
         held = f", holdout {v['holdout_policy_loss']:.3f}/{v['holdout_value_loss']:.3f}" if "holdout_policy_loss" in v else ""
-        puzzles = (f", puzzles {v['puzzles_win1']:.0%}/{v['puzzles_win3']:.0%}/{v['puzzles_block']:.0%}"
-                   if "puzzles_win1" in v else "")  # runs made before chapter 9a have none
-        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held}{puzzles} lr {v['lr']:.2g}"
+        puzzles = ", puzzles " + " ".join(f"{kind} {v['puzzles_' + kind]:.0%}" for kind in ("win1", "win3", "block")) \
+                  if "puzzles_win1" in v else ""  # chapter 9a's three kinds; runs made before it have none
+        return f"{head}: policy {v['policy_loss']:.3f} value {v['value_loss']:.3f}{held}{puzzles}, lr {v['lr']:.2g}"
     if record.stage == "arena":
         verdict = "promoted" if v["promoted"] else "kept champion"
         return f"{head}: vs {network_name(v['champion'])} {v['score']:.0%} " \
                f"[{v['ci_low']:.0%}, {v['ci_high']:.0%}] of {v['games']}: {verdict}"
-    if record.stage == "evaluate" and not v.get("skipped"):
+    if record.stage == "evaluate":  # the iteration's candidate, promoted or not, against the references
+        if v.get("skipped"): return f"{head}: not this iteration"
         scores = " ".join(f"{k[9:]} {x:.0%}" for k, x in v.items() if k.startswith("score_vs_"))
-        return f"{head}: {scores}, Elo {v['elo']:.0f}"
+        return f"{head}: {network_name(record.iteration)} vs {scores}, Elo {v['elo']:.0f}"
     return head

@@ -39,7 +39,12 @@ def test_show_reports_result():
     (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
     (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
     (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'"),
-    (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist")])
+    (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist"),
+    # the command lines Typer itself refuses: the same one line, with the command whose help explains it
+    (("arena", "champion"), "Missing argument 'second'. (see santorini_az arena --help)"),
+    (("arena", "champion", "mcts", "--sims", "0"), "Invalid value for '--sims'"),
+    (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
+    (("train", "--hour", "1"), "No such option: --hour")])
 def test_bad_input_is_one_clear_line(args, culprit):
     result = run(*args)
     lines = result.stderr.strip().splitlines()
@@ -63,16 +68,24 @@ def test_progress_lines_stay_whole_in_a_pipe():
 
 
 def test_a_value_of_the_wrong_type_is_named_by_the_parser():
-    "Typer's own refusal (exit 2, no traceback) names the argument, in its usage panel."
+    "Typer's own refusal (exit 2, no traceback) names the argument, on one line like every other refusal."
     result = run("perft", "startpos", "x")
-    assert result.returncode == 2 and "Invalid value for 'depth'" in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and result.stderr.startswith("error: Invalid value for 'depth'"), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+def test_no_command_prints_the_help():
+    "`santorini_az` alone prints the list of commands (once) and exits 2, as Typer does."
+    result = run()
+    assert result.returncode == 2 and result.stdout.count("Usage: santorini_az") == 1 and "train" in result.stdout
+    assert result.stderr == ""
 
 
 def test_an_unexpected_error_is_one_line_unless_debugging():
     "A bug shows as one line naming the error; SANTORINI_AZ_DEBUG=1 brings the traceback back."
     import os
     code = ("import santorini_az.cli as cli\n"
-            "def broken(): raise RuntimeError('boom ' * 1000)\n"
+            "def broken(**options): raise RuntimeError('boom ' * 1000)\n"
             "cli.app = broken\n"
             "cli.main()")
     quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -171,3 +184,22 @@ def test_a_seed_out_of_range_is_refused_before_the_run_directory_is_made(tmp_pat
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and lines == ["error: setting 'seed' must be at most 4294967295, got 4294967296"]
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_directory_stands_for_its_champion(tmp_path):
+    "Where a network is asked for, a run directory means its champion; a match names each run's network after its run."
+    import json
+    import torch
+    from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+    for name, seed in (("a", 1), ("b", 2)):
+        torch.manual_seed(seed)
+        folder = tmp_path / name
+        (folder / "checkpoints").mkdir(parents=True)
+        save_checkpoint(folder / "checkpoints" / "iter-0002.safetensors", SantoriniNet(NetConfig(8, 1)), iteration=2)
+        (folder / "champion.json").write_text(json.dumps({"iteration": 2, "checkpoint": "checkpoints/iter-0002.safetensors"}))
+    result = run("arena", str(tmp_path / "a"), str(tmp_path / "b"), "--openings", "1", "--sims", "2", "--workers", "1", "--quiet")
+    assert result.returncode == 0 and result.stdout.startswith("a/iter-0002 vs b/iter-0002: "), result.stdout + result.stderr
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "config.json").write_text("{}")  # a run whose first stage has not finished
+    result = run("inspect", "startpos", "--checkpoint", str(tmp_path / "new"))
+    assert result.returncode == 2 and result.stderr == f"error: {tmp_path / 'new'} is a run directory with no champion yet: its first stage has not finished\n"

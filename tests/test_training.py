@@ -1042,4 +1042,4 @@ def test_the_summary_line_of_a_train_record_made_before_the_puzzles_leaves_them_
     puzzles = {"puzzles_win1": 0.2, "puzzles_win3": 0.03, "puzzles_block": 0.06}
     old, new = Record("train", 1, 0.0, 0.0, values), Record("train", 1, 0.0, 0.0, {**values, **puzzles})
     assert "puzzles" not in summary_line(old, timings=False, markup=False)
-    assert summary_line(new, timings=False, markup=False).endswith("policy 3.700 value 0.270, puzzles 20%/3%/6% lr 0.002")
+    assert summary_line(new, timings=False, markup=False).endswith("policy 3.700 value 0.270, puzzles win1 20% win3 3% block 6%, lr 0.002")

@@ -249,7 +249,9 @@ def network_arg(spec: str | None) -> str | None:
     """Where a network is asked for, a run directory stands for its champion: the checkpoint its champion.json names
     (as `serve` reads it). Any other spec goes on as it is; a run with no champion yet is refused in one sentence."""
     from pathlib import Path
-    if spec is None or not Path(spec).is_dir(): return spec
+    try:
+        if spec is None or not Path(spec).is_dir(): return spec
+    except OSError: return spec  # a name no file system takes (too long, say): the command refuses it as a checkpoint
     from santorini_az.serve import champion_checkpoint
     try: champion = champion_checkpoint(spec)
     except ValueError as e: fail(str(e))

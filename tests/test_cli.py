@@ -44,7 +44,8 @@ def test_show_reports_result():
     (("arena", "champion"), "Missing argument 'second'. (see santorini_az arena --help)"),
     (("arena", "champion", "mcts", "--sims", "0"), "Invalid value for '--sims'"),
     (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
-    (("train", "--hour", "1"), "No such option: --hour")])
+    (("train", "--hour", "1"), "No such option: --hour"),
+    (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long")])  # not taken for a run directory
 def test_bad_input_is_one_clear_line(args, culprit):
     result = run(*args)
     lines = result.stderr.strip().splitlines()

@@ -8,6 +8,7 @@ Docs: https://santorini-az.github.io/santorini_az/arena.html.md"""
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -226,7 +227,7 @@ def search_factory(spec: str, threads: int = 1) -> EvaluatorFactory:
 def network_label(spec: str) -> str:
     "A network's name in a match: 'champion', RUN/iter-NNNN for a checkpoint in a run's checkpoints/ folder, else the file's stem."
     if spec == "champion": return spec
-    path = Path(spec).absolute()
+    path = Path(os.path.abspath(spec))  # `..` resolved, symbolic links not followed
     return f"{path.parent.parent.name}/{path.stem}" if path.parent.name == "checkpoints" else path.stem
 
 def player_from_spec(spec: str, simulations: int = 64, threads: int = 1) -> Player:

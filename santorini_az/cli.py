@@ -246,18 +246,11 @@ def report(run: str = typer.Argument(..., help="A run directory.")):
 
 # %% ../nbs/33_cli.ipynb #f32537c2
 def network_arg(spec: str | None) -> str | None:
-    """Where a network is asked for, a run directory stands for its champion: the checkpoint its champion.json names
-    (as `serve` reads it). Any other spec goes on as it is; a run with no champion yet is refused in one sentence."""
-    from pathlib import Path
-    try:
-        if spec is None or not Path(spec).is_dir(): return spec
-    except OSError: return spec  # a name no file system takes (too long, say): the command refuses it as a checkpoint
-    from santorini_az.serve import champion_checkpoint
-    try: champion = champion_checkpoint(spec)
+    "Where a network is asked for, a run directory stands for its champion (chapter 32's `network_spec`); one line if it has none."
+    if spec is None: return None
+    from santorini_az.serve import network_spec
+    try: return network_spec(spec)
     except ValueError as e: fail(str(e))
-    if champion is not None: return str(champion[1])
-    if (Path(spec) / "config.json").is_file(): fail(f"{spec} is a run directory with no champion yet: its first stage has not finished")
-    return spec  # another folder: the command says that a folder is not a checkpoint
 
 # %% ../nbs/33_cli.ipynb #bbd1bb4f
 @app.command()
@@ -397,19 +390,22 @@ def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search dep
 # whose classes only `typer.BadParameter`, one kind of refusal, names in public)
 UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
-def usage_error_line(error: UsageError) -> str:
-    "A command line Typer refused, as every refusal here reads: one line naming the culprit, and where help is."
-    command = error.ctx.command_path if error.ctx is not None else "santorini_az"
+def usage_error_line(error: UsageError, args: list[str]) -> str:
+    "A command line (`args`) Typer refused, as every refusal here reads: one line naming the culprit, and where help is."
+    if error.ctx is not None: command = error.ctx.command_path
+    else:  # the option parser's refusals ('--sims' needs a value) come without the command: the first command named
+        names = typer.main.get_command(app).commands
+        command = next((f"santorini_az {arg}" for arg in args if arg in names), "santorini_az")
     return f"error: {shorten(' '.join(error.format_message().split()))} (see {command} --help)"
 
 def main():
     "Entry point of the `santorini_az` console script: one line for a bad command line, no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
-    import os
+    import os, sys
     try: code = app(standalone_mode=False)  # Typer's refusals are raised here, not printed in its panel
     except UsageError as e:
         if type(e).__name__ == "NoArgsIsHelpError":  # `santorini_az` alone: the help (Typer's has printed it already)
             if e.format_message(): typer.echo(e.format_message())
-        else: typer.echo(usage_error_line(e), err=True)
+        else: typer.echo(usage_error_line(e, sys.argv[1:]), err=True)
         raise SystemExit(2)
     except typer.Abort:  # Ctrl-C or the end of input at one of click's prompts
         typer.echo("aborted", err=True)

@@ -105,5 +105,5 @@ def summary_line(record: Record, timings: bool = True, markup: bool = True) -> s
     if record.stage == "evaluate":  # the iteration's candidate, promoted or not, against the references
         if v.get("skipped"): return f"{head}: not this iteration"
         scores = " ".join(f"{k[9:]} {x:.0%}" for k, x in v.items() if k.startswith("score_vs_"))
-        return f"{head}: {network_name(record.iteration)} vs {scores}, Elo {v['elo']:.0f}"
+        return f"{head}: {network_name(record.iteration)}{' vs ' + scores if scores else ''}, Elo {v['elo']:.0f}"
     return head

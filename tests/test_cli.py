@@ -9,8 +9,8 @@ import pytest
 SCRIPT = Path(sys.executable).parent / "santorini_az"
 
 
-def run(*args):
-    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=120)
+def run(*args, cwd=None):
+    return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def test_perft_startpos_4():
@@ -45,7 +45,8 @@ def test_show_reports_result():
     (("arena", "champion", "mcts", "--sims", "0"), "Invalid value for '--sims'"),
     (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
     (("train", "--hour", "1"), "No such option: --hour"),
-    (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long")])  # not taken for a run directory
+    (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long"),
+    (("arena", "champion", "mcts", "--sims"), "requires an argument. (see santorini_az arena --help)")])  # not taken for a run directory
 def test_bad_input_is_one_clear_line(args, culprit):
     result = run(*args)
     lines = result.stderr.strip().splitlines()
@@ -192,14 +193,17 @@ def test_a_run_directory_stands_for_its_champion(tmp_path):
     import json
     import torch
     from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
-    for name, seed in (("a", 1), ("b", 2)):
+    for name, seed in (("a", 1), ("b", 2), ("mcts", 3)):  # a run called like a player: the player wins
         torch.manual_seed(seed)
         folder = tmp_path / name
         (folder / "checkpoints").mkdir(parents=True)
         save_checkpoint(folder / "checkpoints" / "iter-0002.safetensors", SantoriniNet(NetConfig(8, 1)), iteration=2)
         (folder / "champion.json").write_text(json.dumps({"iteration": 2, "checkpoint": "checkpoints/iter-0002.safetensors"}))
-    result = run("arena", str(tmp_path / "a"), str(tmp_path / "b"), "--openings", "1", "--sims", "2", "--workers", "1", "--quiet")
+    quick = ("--openings", "1", "--sims", "2", "--workers", "1", "--quiet")
+    result = run("arena", "..", "../../b", *quick, cwd=tmp_path / "a" / "checkpoints")
     assert result.returncode == 0 and result.stdout.startswith("a/iter-0002 vs b/iter-0002: "), result.stdout + result.stderr
+    result = run("arena", "mcts", "a", *quick, cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.startswith("mcts vs a/iter-0002: "), result.stdout + result.stderr
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "config.json").write_text("{}")  # a run whose first stage has not finished
     result = run("inspect", "startpos", "--checkpoint", str(tmp_path / "new"))

@@ -142,6 +142,24 @@ def test_alphazero_plays_the_shipped_network_unless_told_otherwise():
     assert session._searcher().evaluate is uniform_planes_evaluator
 
 
+def test_the_checkpoint_option_takes_a_run_directory(tmp_path):
+    "`Checkpoint RUN` searches with the run's champion (chapter 32's network_spec); a run with no champion is named."
+    import json
+    import torch
+    from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
+    (tmp_path / "run" / "checkpoints").mkdir(parents=True)
+    save_checkpoint(tmp_path / "run" / "checkpoints" / "iter-0001.safetensors", SantoriniNet(NetConfig(8, 1)), iteration=1)
+    (tmp_path / "run" / "champion.json").write_text(json.dumps({"iteration": 1, "checkpoint": "checkpoints/iter-0001.safetensors"}))
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "config.json").write_text("{}")
+    answers = session_answers("setoption name Engine value alphazero", "setoption name Search value readable",
+                              f"setoption name Checkpoint value {tmp_path / 'run'}",
+                              f"setoption name Checkpoint value {tmp_path / 'new'}")
+    errors = [a for a in answers if "error" in a]
+    assert errors == [f"info string error: {tmp_path / 'new'} is a run directory with no champion yet: its first stage "
+                      "has not finished"], answers
+
+
 def test_alphazero_engine_uniform_prior(engine):
     engine.send("setoption name Engine value alphazero")
     engine.send("setoption name Checkpoint value <empty>")

@@ -198,3 +198,19 @@ def test_a_terminated_serve_removes_its_exported_champions(tmp_path, app):
         server.kill()
         server.wait()
     assert not [p.name for p in scratch.iterdir() if p.name.startswith("santorini_az-serve-")]
+
+
+def test_a_run_directory_stands_for_its_champion(tmp_path, monkeypatch):
+    "network_spec: a run directory is its champion's checkpoint; keywords, files and other folders go on as they are."
+    from santorini_az.serve import network_spec
+    run = make_run(tmp_path / "run", (0, 3))
+    assert network_spec(str(run)) == str(run / "checkpoints" / "iter-0003.safetensors")
+    monkeypatch.chdir(tmp_path)
+    for keyword in ("champion", "mcts", "random", "alphabeta4", ""):  # a folder of that name does not hide the keyword
+        make_run(tmp_path / keyword if keyword else tmp_path, (0,))
+        assert network_spec(keyword) == keyword
+    for other in (str(tmp_path / "nothing"), str(run / "checkpoints"), "x" * 5000):
+        assert network_spec(other) == other
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "config.json").write_text("{}")
+    with pytest.raises(ServeError, match="new is a run directory with no champion yet"): network_spec(str(tmp_path / "new"))

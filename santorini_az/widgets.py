@@ -51,14 +51,15 @@ class WidgetError(ValueError):
     "Something a widget was given cannot be used (a missing checkpoint, a bad position); the message says what."
 
 def load_evaluator(spec: str) -> Evaluator:
-    "The evaluator named by `spec`: 'mcts' (uniform prior, value 0), 'champion' or a checkpoint (the arena's specs)."
+    "The evaluator named by `spec`: 'mcts' (uniform prior, value 0), 'champion', a checkpoint or a run directory (its champion)."
     if spec.lower() in ("mcts", "champion"): spec = spec.lower()
     elif is_reference(spec):  # random, greedy, alphabetaN choose moves themselves: no network for the engine's search
         raise WidgetError(f"{spec!r} is one of the arena's players, not a network for the engine's search: "
                           "give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
     elif not Path(spec).exists():
         raise WidgetError(f"no such checkpoint {spec!r}: give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
-    try: return search_factory(spec)()
+    from santorini_az.serve import network_spec  # a run directory: its champion (chapter 32)
+    try: return search_factory(network_spec(spec))()
     except ValueError as e: raise WidgetError(str(e)) from None
 
 # %% ../nbs/29_widgets.ipynb #c3521c3b

@@ -207,6 +207,9 @@ def test_a_bad_opponent_is_reported_on_the_board(tmp_path):
             load_evaluator(player)
         assert "or use champion, random" not in str(refused.value)  # it once offered the names it had just refused
     assert load_evaluator("Champion") is not None and load_evaluator("MCTS") is not None
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "config.json").write_text("{}")  # a run directory with no champion yet: said on the board
+    assert "no champion yet" in PlayWidget(str(tmp_path / "run"), human=0, simulations=8).board.message
 
 
 @pytest.fixture(scope="module")

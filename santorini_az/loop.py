@@ -437,7 +437,7 @@ def run_stage(loop: Loop, iteration: int, stage: str) -> Record:
     if loop.budget: loop.budget.save()
     loop.run.write_champion()
     loop.log_scalars(record)
-    loop.progress.say(summary_line(record))
+    loop.progress.say(summary_line(record, last=loop.last_iteration()))
     return record
 
 # %% ../nbs/10a_loop.ipynb #359c5314

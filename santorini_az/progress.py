@@ -82,13 +82,15 @@ def by_hand(what: str, seconds: float, measure_again: bool = False) -> bool:
     return False
 
 # %% ../nbs/25_progress.ipynb #04668c68
-def summary_line(record: Record, timings: bool = True, markup: bool = True) -> str:
+def summary_line(record: Record, timings: bool = True, markup: bool = True, last: int | None = None) -> str:
     """One line about a finished stage, for the console (`timings=False` leaves out the seconds and games/hour;
-    `markup=False` leaves out rich's bold, for plain text)."""
+    `markup=False` leaves out rich's bold, for plain text; `last`: the run's last iteration as planned now, shown
+    after the iteration's number, `it  12/40`)."""
     v = record.values
     busy = f", {record.cpu_seconds / max(record.seconds, 1e-9):.1f} cores" if record.cpu_seconds is not None else ""
     stage = f"[bold]{record.stage:>10}[/bold]" if markup else f"{record.stage:>10}"
-    head = f"{stage} it {record.iteration:3d}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
+    of = f"/{last}" if last and record.iteration else ""  # the one-off stages of iteration 0 are no part of the count
+    head = f"{stage} it {record.iteration:3d}{of}" + (f" ({record.seconds:6.1f}s{busy})" if timings else "")
     if record.stage == "selfplay":
         speed = f"{v['games_per_hour']:.0f} games/h, " if timings else ""
         return f"{head}: {v['games']} games, {v['positions']} positions, {v['mean_plies']:.1f} plies, " \

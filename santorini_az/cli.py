@@ -17,10 +17,10 @@ from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, go
 from .notation import NotationError, format_action
 
 # %% auto #0
-__all__ = ['app', 'POSITION_HELP', 'UsageError', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves',
-           'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
-           'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
-           'bench_alphabeta', 'usage_error_line', 'main']
+__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
+           'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report', 'network_arg',
+           'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta',
+           'usage_error_line', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -388,9 +388,9 @@ def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search dep
 # %% ../nbs/33_cli.ipynb #57424fdb
 # Typer's class for a command line it refused (click's UsageError; newer Typers carry their own copy of click,
 # whose classes only `typer.BadParameter`, one kind of refusal, names in public)
-UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+_UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
-def usage_error_line(error: UsageError, args: list[str]) -> str:
+def usage_error_line(error: _UsageError, args: list[str]) -> str:
     "A command line (`args`) Typer refused, as every refusal here reads: one line naming the culprit, and where help is."
     if error.ctx is not None: command = error.ctx.command_path
     else:  # the option parser's refusals ('--sims' needs a value) come without the command: the first command named
@@ -402,7 +402,7 @@ def main():
     "Entry point of the `santorini_az` console script: one line for a bad command line, no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
     import os, sys
     try: code = app(standalone_mode=False)  # Typer's refusals are raised here, not printed in its panel
-    except UsageError as e:
+    except _UsageError as e:
         if type(e).__name__ == "NoArgsIsHelpError":  # `santorini_az` alone: the help (Typer's has printed it already)
             if e.format_message(): typer.echo(e.format_message())
         else: typer.echo(usage_error_line(e, sys.argv[1:]), err=True)

@@ -246,11 +246,11 @@ def report(run: str = typer.Argument(..., help="A run directory.")):
 
 # %% ../nbs/33_cli.ipynb #f32537c2
 def network_arg(spec: str | None) -> str | None:
-    "Where a network is asked for, a run directory stands for its champion (chapter 32's `network_spec`); one line if it has none."
+    "Where a network is asked for, a run directory stands for its champion (chapter 23's `network_spec`); one line if it has none."
     if spec is None: return None
-    from santorini_az.serve import network_spec
+    from santorini_az.rundir import network_spec
     try: return network_spec(spec)
-    except ValueError as e: fail(str(e))
+    except _run_errors() as e: fail(str(e))
 
 # %% ../nbs/33_cli.ipynb #bbd1bb4f
 @app.command()

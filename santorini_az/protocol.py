@@ -446,7 +446,7 @@ def alphazero_searcher(options: dict) -> AlphaZeroSearcher:
     """The AlphaZero searcher the options (Search, Checkpoint, Threads) name: chapter 6's compiled tree with the
     network on ONNX Runtime, or chapter 3's readable search with it on torch; Checkpoint 'champion' (the default) is the
     network the course ships, empty the uniform prior."""
-    from santorini_az.serve import network_spec  # a run directory: its champion (chapter 32)
+    from santorini_az.rundir import network_spec  # a run directory: its champion (chapter 23)
     checkpoint, threads = network_spec(options["Checkpoint"]), max(1, options["Threads"])
     if checkpoint == "champion": checkpoint = str(CHAMPION)  # the network the course ships
     if options["Search"] == "readable":
@@ -459,7 +459,7 @@ def god_searcher(options: dict) -> GodSearcher:
     """The god search the options (Search, GodCheckpoint, Threads) name: chapter 11c's compiled tree with the god
     network on ONNX Runtime, or chapter 3b's readable search with it on torch; GodCheckpoint 'champion' is the god
     network chapter 11c ships, empty the uniform prior."""
-    from santorini_az.serve import network_spec  # a run directory: its champion (chapter 32)
+    from santorini_az.rundir import network_spec  # a run directory: its champion (chapter 23)
     checkpoint, threads = network_spec(options["GodCheckpoint"]), max(1, options["Threads"])
     readable = options["Search"] == "readable"
     if not checkpoint: return GodSearcher() if readable else CompiledGodSearcher()

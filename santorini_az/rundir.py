@@ -20,9 +20,10 @@ from typing import Callable
 from .files import TEMPORARY_SUFFIX, atomic_write_bytes
 
 # %% auto #0
-__all__ = ['MEASURING', 'RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory', 'locked',
-           'read_run_file', 'remove_stale_temporaries', 'evaluations_due', 'plan_iterations', 'room_for_another',
-           'load_plan', 'TimeBudget', 'measuring_share', 'within_share']
+__all__ = ['MEASURING', 'RunError', 'Record', 'append_record', 'read_records', 'network_name', 'RunDirectory',
+           'champion_checkpoint', 'network_spec', 'locked', 'read_run_file', 'remove_stale_temporaries',
+           'evaluations_due', 'plan_iterations', 'room_for_another', 'load_plan', 'TimeBudget', 'measuring_share',
+           'within_share']
 
 # %% ../nbs/23_rundir.ipynb #ab8b8276
 class RunError(Exception):
@@ -109,6 +110,33 @@ class RunDirectory:
         champion = self.champion()
         self.write_json(self.champion_path, {"iteration": champion,
                                              "checkpoint": str(self.checkpoint(champion).relative_to(self.root))})
+
+# %% ../nbs/23_rundir.ipynb #c5e3f911
+def champion_checkpoint(run_dir: str | Path) -> tuple[int, Path] | None:
+    "The run's champion as (iteration, checkpoint path), from its champion.json; None if it has none yet."
+    run = RunDirectory(run_dir)
+    try: record = json.loads(run.champion_path.read_text())
+    except FileNotFoundError: return None
+    except (OSError, ValueError) as e: raise RunError(f"{run.champion_path} is unreadable: {e}") from None
+    try: return int(record["iteration"]), run.root / record["checkpoint"]
+    except (KeyError, TypeError, ValueError):  # valid JSON, but not what the run writes
+        raise RunError(f"{run.champion_path} names no champion (it should hold its \"iteration\" and "
+                       "\"checkpoint\")") from None
+
+def network_spec(spec: str) -> str:
+    """A network option that names a run directory means the run's champion: the checkpoint its champion.json names.
+    Keywords (champion, mcts, random, greedy, alphabetaN, empty) and any other spec go on as they are; a run with no
+    champion yet is a RunError."""
+    from santorini_az.arena import is_reference  # chapter 09's players (no torch: the compiled engine's path stays light)
+    if spec in ("", "champion") or is_reference(spec): return spec  # a keyword wins over a folder of that name
+    try:
+        if not Path(spec).is_dir(): return spec
+    except OSError: return spec  # a name no file system takes (too long, say): the caller refuses it as a checkpoint
+    champion = champion_checkpoint(spec)
+    if champion is not None: return str(champion[1])
+    if (Path(spec) / "config.json").is_file():
+        raise RunError(f"{spec} is a run directory with no champion yet: its first stage has not finished")
+    return spec  # another folder: the caller says that a folder is not a checkpoint
 
 # %% ../nbs/23_rundir.ipynb #0b7bbffd
 @contextmanager

@@ -22,43 +22,15 @@ from pathlib import Path
 import santorini_az
 from .export import ExportError, checkpoint_format, export_onnx
 from .god_training import GOD_CHECKPOINT_FORMAT
-from .rundir import RunDirectory
+from .rundir import RunDirectory, RunError, champion_checkpoint
 
 # %% auto #0
-__all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'RUN_FILES', 'DEFAULT_APP', 'ServeError', 'champion_checkpoint', 'network_spec',
-           'ChampionModels', 'RunningServer', 'AppServer', 'IPv6Server', 'ShippedModels', 'start_server',
-           'serve_command']
+__all__ = ['SHIPPED_MORTAL', 'SHIPPED_GOD', 'RUN_FILES', 'DEFAULT_APP', 'ServeError', 'ChampionModels', 'RunningServer',
+           'AppServer', 'IPv6Server', 'ShippedModels', 'start_server', 'serve_command']
 
 # %% ../nbs/32_serve.ipynb #987cb991
 class ServeError(ValueError):
     "A run directory or an app folder that cannot be served; the message names it."
-
-def champion_checkpoint(run_dir: str | Path) -> tuple[int, Path] | None:
-    "The run's champion as (iteration, checkpoint path), from its champion.json; None if it has none yet."
-    run = RunDirectory(run_dir)
-    try: record = json.loads(run.champion_path.read_text())
-    except FileNotFoundError: return None
-    except (OSError, ValueError) as e: raise ServeError(f"{run.champion_path} is unreadable: {e}") from None
-    try: return int(record["iteration"]), run.root / record["checkpoint"]
-    except (KeyError, TypeError, ValueError):  # valid JSON, but not what the run writes
-        raise ServeError(f"{run.champion_path} names no champion (it should hold its \"iteration\" and "
-                         "\"checkpoint\")") from None
-
-# %% ../nbs/32_serve.ipynb #ff750a8d
-def network_spec(spec: str) -> str:
-    """A network option that names a run directory means the run's champion: the checkpoint its champion.json names.
-    Keywords (champion, mcts, random, greedy, alphabetaN, empty) and any other spec go on as they are; a run with no
-    champion yet is a ServeError."""
-    from santorini_az.arena import is_reference
-    if spec in ("", "champion") or is_reference(spec): return spec  # a keyword wins over a folder of that name
-    try:
-        if not Path(spec).is_dir(): return spec
-    except OSError: return spec  # a name no file system takes (too long, say): the caller refuses it as a checkpoint
-    champion = champion_checkpoint(spec)
-    if champion is not None: return str(champion[1])
-    if (Path(spec) / "config.json").is_file():
-        raise ServeError(f"{spec} is a run directory with no champion yet: its first stage has not finished")
-    return spec  # another folder: the caller says that a folder is not a checkpoint
 
 # %% ../nbs/32_serve.ipynb #a06bac84
 # The networks the app ships (web/public/models/, chapter 31's exports): the game the run does not train plays these.
@@ -82,7 +54,7 @@ class ChampionModels:
     def champion(self) -> tuple[dict, bool]:
         "{'id', 'name', 'url'} of the current champion (url None, with a 'reason', when there is none), and is it a god network?"
         try: champion = champion_checkpoint(self.run_dir)
-        except ServeError as e: return {"id": "unreadable", "name": "none", "url": None, "reason": str(e)}, False
+        except RunError as e: return {"id": "unreadable", "name": "none", "url": None, "reason": str(e)}, False
         if champion is None: return {"id": "none", "name": "none", "url": None, "reason": "the run has no champion yet"}, False
         iteration, checkpoint = champion
         name, gods = f"iteration {iteration} of {self.run_dir.name}", checkpoint_format(checkpoint) == GOD_CHECKPOINT_FORMAT

@@ -58,9 +58,9 @@ def load_evaluator(spec: str) -> Evaluator:
                           "give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
     elif not Path(spec).exists():
         raise WidgetError(f"no such checkpoint {spec!r}: give 'champion', 'mcts' (the uniform prior) or a .safetensors checkpoint")
-    from santorini_az.serve import network_spec  # a run directory: its champion (chapter 32)
+    from santorini_az.rundir import RunError, network_spec  # a run directory: its champion (chapter 23)
     try: return search_factory(network_spec(spec))()
-    except ValueError as e: raise WidgetError(str(e)) from None
+    except (ValueError, RunError) as e: raise WidgetError(str(e)) from None
 
 # %% ../nbs/29_widgets.ipynb #c3521c3b
 def click_targets(state: State, selection: Sequence[int] = ()) -> list[int]:

@@ -12,7 +12,8 @@ import torch
 
 from santorini_az.export import onnx_metadata
 from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
-from santorini_az.serve import ChampionModels, ServeError, champion_checkpoint, serve_command, start_server
+from santorini_az.rundir import RunError, champion_checkpoint
+from santorini_az.serve import ChampionModels, ServeError, serve_command, start_server
 
 
 def make_run(folder, iterations=(0,)):
@@ -47,10 +48,10 @@ def test_champion_checkpoint(tmp_path):
     run = make_run(tmp_path / "run", (0, 2))
     assert champion_checkpoint(run) == (2, run / "checkpoints" / "iter-0002.safetensors")
     (run / "champion.json").write_text("{not json")
-    with pytest.raises(ServeError, match="champion.json"): champion_checkpoint(run)
+    with pytest.raises(RunError, match="champion.json"): champion_checkpoint(run)
     for text in ("{}", "[1]", '{"iteration": "two", "checkpoint": "x"}'):  # JSON, but no champion record
         (run / "champion.json").write_text(text)
-        with pytest.raises(ServeError, match="champion.json names no champion"): champion_checkpoint(run)
+        with pytest.raises(RunError, match="champion.json names no champion"): champion_checkpoint(run)
 
 
 def test_manifest_exports_once_and_reports_failures(tmp_path):
@@ -202,7 +203,7 @@ def test_a_terminated_serve_removes_its_exported_champions(tmp_path, app):
 
 def test_a_run_directory_stands_for_its_champion(tmp_path, monkeypatch):
     "network_spec: a run directory is its champion's checkpoint; keywords, files and other folders go on as they are."
-    from santorini_az.serve import network_spec
+    from santorini_az.rundir import network_spec
     run = make_run(tmp_path / "run", (0, 3))
     assert network_spec(str(run)) == str(run / "checkpoints" / "iter-0003.safetensors")
     monkeypatch.chdir(tmp_path)
@@ -213,4 +214,4 @@ def test_a_run_directory_stands_for_its_champion(tmp_path, monkeypatch):
         assert network_spec(other) == other
     (tmp_path / "new").mkdir()
     (tmp_path / "new" / "config.json").write_text("{}")
-    with pytest.raises(ServeError, match="new is a run directory with no champion yet"): network_spec(str(tmp_path / "new"))
+    with pytest.raises(RunError, match="new is a run directory with no champion yet"): network_spec(str(tmp_path / "new"))

@@ -33,7 +33,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web")]  # one worker: i
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"
 CHROMIUM = "/usr/bin/chromium"
-LONG_TASK_MS = 100
+LONG_TASK_MS = 250  # a quarter of a second: a page frozen that long is noticed
 START_POSITION = "0000000000000000000000000/1//"
 TIMEOUT_MS = 120_000
 # A promise of the page's, bounded: `page.evaluate` has no timeout of its own and waits forever for one never settled.
@@ -183,6 +183,20 @@ def overlaps(task, windows) -> bool:
     return any(task[0] < end and task[1] > start for start, end in windows)
 
 
+def blocked_searches(long_tasks, thinking) -> list[str]:
+    """The engine searches during which the page's main thread was not free: a long task over LONG_TASK_MS, or long
+    tasks filling over a quarter of the search. A search run on the main thread blocks it for its whole length (one
+    task of the search's length, or, cut into pieces, most of it); on a loaded machine a 100-ms layout or collection
+    now and then is not that (the CI run of 13c123e saw one task of 107 ms during a 1.3 s search)."""
+    blocked = []
+    for start, end in thinking:
+        during = [(max(a, start), min(b, end)) for a, b in long_tasks if a < end and b > start]
+        busy = sum(b - a for a, b in during)
+        if any(b - a > LONG_TASK_MS for a, b in during) or busy > 0.25 * (end - start):
+            blocked.append(f"search of {end - start:.0f} ms: long tasks {during}")
+    return blocked
+
+
 def test_whole_game_by_clicking(site, browser):
     seed = random.randrange(2**31)  # the engine's moves and ours: printed, so that a failing game can be replayed
     print(f"game seed {seed}")
@@ -197,20 +211,20 @@ def test_whole_game_by_clicking(site, browser):
     print(f"{len(game['moves'])} plies, {len(thinking)} engine searches, "
           f"{len(long_tasks)} long tasks in all (longest {max([b - a for a, b in long_tasks], default=0):.0f} ms)")
     assert len(thinking) >= 5
-    assert not [t for t in during if t[1] - t[0] > LONG_TASK_MS], during
+    assert not blocked_searches(long_tasks, thinking), blocked_searches(long_tasks, thinking)
     assert all(s["backend"] == "onnx" for s in page.evaluate("window.santorini.searches"))
     assert not page.errors
     page.close()
 
 
 def test_long_searches_leave_the_page_responsive(site, browser):
-    "Two 800-simulation engine moves (difficulty hard): no main-thread task over 100 ms meanwhile."
+    "Two 800-simulation engine moves (difficulty hard): the main thread stays free meanwhile (`blocked_searches`)."
     page = open_page(browser, site["url"] + "?view=2d&difficulty=hard&poll=0&side=2")
     page.wait_for_function("window.santorini.thinking.length >= 2", timeout=TIMEOUT_MS)  # the engine places twice
-    thinking = page.evaluate("window.santorini.thinking")
-    during = [t for t in page.evaluate("window.__longTasks") if overlaps(t, thinking)]
+    thinking, long_tasks = page.evaluate("window.santorini.thinking"), page.evaluate("window.__longTasks")
+    during = [t for t in long_tasks if overlaps(t, thinking)]
     print("engine searches (ms):", [round(b - a) for a, b in thinking], "long tasks meanwhile:", during)
-    assert not [t for t in during if t[1] - t[0] > LONG_TASK_MS], during
+    assert not blocked_searches(long_tasks, thinking), blocked_searches(long_tasks, thinking)
     page.close()
 
 

@@ -43,7 +43,7 @@ class BenchConfig:
     checkpoint: str | None = None
     seed: int = 0
     compile: bool = False  # benchmark the torch.compile inference path
-    backend: str = "torch"  # or "onnxruntime": the network exported to ONNX (chapter 31), fp32 on the CPU
+    backend: str = "torch"  # or "onnxruntime": the network exported to ONNX (chapter 31), on the CPU, fp32 or int8
     onnx: str | None = None  # the exported file the workers load (set by `run_bench` for the onnxruntime backend)
     cuda_graphs: bool = False  # replay each batch size as a CUDA graph (chapter 14's BatchGraphs; device cuda only)
 
@@ -97,7 +97,7 @@ def _bench_worker(worker: int, config: BenchConfig, barrier, queue) -> None:
         if config.compile or config.cuda_graphs:  # compile (or record) now, so that no timing includes it
             for size in (slots, max(1, slots - 1)): evaluate(random_planes(size, seed=size))
         rng = np.random.default_rng([config.seed, worker])
-        search = SearchConfig(simulations=config.sims, dirichlet_fraction=0.25, temperature_plies=12)  # as in self-play
+        search = SearchConfig(simulations=config.sims, dirichlet_fraction=0.25, temperature_plies=12)  # self-play's noise and drawn plies (the seed preset's 12)
         engine = SelfPlay(evaluate, search, slots=slots, rng=rng)
         lengths = []
         def refill(engine):

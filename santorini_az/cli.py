@@ -102,7 +102,7 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           games: int = typer.Option(256, min=1, help="Games in flight, over all workers."),
           sims: int = typer.Option(200, min=1, help="Simulations per move."),
           workers: int = typer.Option(0, min=0, help="Worker processes (0 = one per core)."),
-          threads: int = typer.Option(0, min=0, help="Torch threads per worker (0 = cores / workers)."),
+          threads: int = typer.Option(0, min=0, help="Inference threads per worker, torch's or onnxruntime's (0 = cores / workers)."),
           seconds: float = typer.Option(20.0, min=0.1, max=3600, help="Length of each measurement."),
           warmup: float = typer.Option(10.0, min=0, max=3600, help="Seconds of self-play before measuring."),
           checkpoint: str = typer.Option(None, help="Benchmark this checkpoint (or a run directory's champion) instead of a random net."),

@@ -212,7 +212,7 @@ OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "GodCheckpoint": ("string", "champion", ""),  # alphazero on god positions: a god network; champion = the shipped one
     "Simulations": ("spin", 200, "min 1 max 1000000"),  # alphazero: simulations for a plain `go`
     "Depth": ("spin", 6, "min 1 max 64"),  # alphabeta: depth for a plain `go`
-    "Threads": ("spin", 1, "min 1 max 256"),  # torch threads for alphazero (alphabeta uses one core)
+    "Threads": ("spin", 1, "min 1 max 256"),  # alphazero's inference threads (onnxruntime's; torch's with Search readable); alphabeta uses one core
     "Hash": ("spin", 16, "min 1 max 4096"),  # alphabeta: transposition table, MB
     "Brain": ("string", "", ""),  # alphabeta: permanent brain file; empty = off
 }

@@ -1,4 +1,4 @@
-"""The one record of a finished game: what every self-play writes (chapter 5's first loop, chapter 6's compiled engine, chapter 11c's god engine) and what training, the arena's statistics and the viewers read.
+"""The one record of a finished game: what the self-play engines write (chapter 5's first loop, chapter 6's compiled engine, chapter 11c's god engine) and what training, the arena's statistics and the viewers read.
 
 Docs: https://santorini-az.github.io/santorini_az/records.html.md"""
 

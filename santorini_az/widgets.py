@@ -26,7 +26,7 @@ from .notation import (START, NotationError, cell_name, format_action, format_po
 from .encoding import action_from_index
 from .mcts import Search, SearchConfig
 from .evaluator import Evaluator, state_evaluator
-from .arena import is_reference, search_factory
+from .arena import is_reference, network_label, search_factory
 from .rundir import Record, RunError, read_records
 from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
 from .gods import (GODS, POWER_TEXT, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
@@ -835,7 +835,7 @@ def _show(self: InspectWidget) -> None:
             with board.hold_sync():
                 board.reset(self.drawn(state))
                 prior = "uniform prior" if spec.lower() == "mcts" else "network prior"
-                board.last, board.title = last, f"{Path(spec).stem}: {prior if kind == 'prior' else 'search visits'}"
+                board.last, board.title = last, f"{network_label(spec)}: {prior if kind == 'prior' else 'search visits'}"
                 traits = overlay(moves, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
                 for name, value in traits.items(): setattr(board, name, value)
         widgets["side"].value = self._side_html(seen, state, spec)

@@ -2,6 +2,7 @@
 engine answers legally, and the inspection agrees with the `inspect` command."""
 import json
 import random
+import shutil
 import time
 import xml.etree.ElementTree as ET
 
@@ -274,6 +275,16 @@ def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):
     look.slider.value = 6
     assert look.rows[0]["share"].last and look.rows[0]["share"].position == format_position(play_moves(initial_state(), record))
     ET.fromstring(look.to_svg())
+
+
+def test_the_inspect_widget_names_a_runs_checkpoint_after_its_run(checkpoint, tmp_path):
+    "A checkpoint of a run's checkpoints/ folder is titled as the arena names it (RUN/iter-NNNN), not as a bare iteration."
+    run_checkpoint = tmp_path / "cpu-run" / "checkpoints" / "iter-0003.safetensors"
+    run_checkpoint.parent.mkdir(parents=True)
+    shutil.copy(checkpoint, run_checkpoint)
+    look = InspectWidget(moves="C3 B2 D2 E1", specs=[str(run_checkpoint)], simulations=8)
+    assert look.rows[0]["prior"].title == "cpu-run/iter-0003: network prior"
+    assert look.rows[0]["share"].title == "cpu-run/iter-0003: search visits"
 
 
 def test_an_arrow_starts_off_the_mark_of_the_worker_it_moves():

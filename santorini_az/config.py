@@ -196,8 +196,8 @@ def check_settings(config, limits: dict = LIMITS) -> None:
 
 # %% ../nbs/24_config.ipynb #e2659d8a
 def check_device(config: RunConfig) -> None:
-    """ValueError if the run asks for a GPU that torch does not see, for one with a backend that runs on the CPU, or for
-    a number format or CUDA graphs that its backend and device cannot give."""
+    """ValueError if the run asks for a GPU that torch does not see, or for a number format or CUDA graphs that its
+    backend and device cannot give (a GPU with an onnxruntime backend is allowed: the searches stay on the CPU)."""
     if config.precision == "bf16" and config.backend != "torch":
         raise ValueError(f"setting 'precision'='bf16' runs on torch, not backend={config.backend!r}: add --set backend=torch")
     if config.cuda_graphs and config.device != "cuda":

@@ -689,10 +689,12 @@ def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
                  for config in configs]
         for i, (node, config) in enumerate(cases):
             shown = lambda: f"{_show(node.state)}\nconfig: c_puct={config.c_puct}, fpu_value={config.fpu_value}"
+            where = lambda: (f"node {i // len(configs) + 1} of {len(cases) // len(configs)}, setting "
+                             f"{i % len(configs) + 1} of {len(configs)}")
             got = _call(fn, (node, config), shown, _SCORES)
             expected = puct_scores(node, config)
             if len(got) != len(expected):
-                raise ExerciseFailed(f"node {i + 1}: {len(node.actions)} edges, but your function returned {len(got)} "
+                raise ExerciseFailed(f"{where()}: {len(node.actions)} edges, but your function returned {len(got)} "
                                      f"scores.\n\n{shown()}\n\nHINT: one score per edge, in the order of node.actions")
             wrong = [e for e in range(len(got)) if not _close(got[e], expected[e])]
             if not wrong: continue
@@ -702,7 +704,7 @@ def check_puct_scores(fn: Callable[[Node, SearchConfig], list]) -> bool:
                      if all(_close(formula(p, n, w, N, config), g) for (p, n, w), g in zip(stats, got))]
             hints.insert(0, _float32_hint(got, expected))
             raise ExerciseFailed(
-                f"node {i + 1} of {len(cases)} (N = {N} with its own evaluation): {len(wrong)} of {len(got)} scores "
+                f"{where()} (N = {N} with its own evaluation): {len(wrong)} of {len(got)} scores "
                 f"differ.\n\n{shown()}\n\n"
                 + _edge_table(node, {"expected": expected, "yours": got}, first=wrong[0]) + "\n\n"
                 + _hints(hints, "score = W/N (or config.fpu_value when N is 0) + config.c_puct · P · "
@@ -1431,7 +1433,7 @@ _STEPS = _Returns("a list of (iteration, stage) pairs", _each(_step, "an (iterat
 def check_plan(fn: Callable[[int], list]) -> bool:
     """Check `fn(iterations) -> [(iteration, stage), ...]`: every stage of a run in order: the one-off stages
     ("init", "holdout", "references") at iteration 0, then for iterations 1, 2, … the stages of `loop.STAGES`
-    (selfplay, train, arena, evaluate), against `loop.plan`, for runs of 0 to 5 iterations."""
+    (selfplay, train, arena, evaluate), against `loop.plan`, for runs of 0, 1, 3 and 5 iterations."""
     from santorini_az.config import RunConfig
     from santorini_az.loop import STAGES, plan
     def body(fn):

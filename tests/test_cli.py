@@ -208,3 +208,15 @@ def test_a_run_directory_stands_for_its_champion(tmp_path):
     (tmp_path / "new" / "config.json").write_text("{}")  # a run whose first stage has not finished
     result = run("inspect", "startpos", "--checkpoint", str(tmp_path / "new"))
     assert result.returncode == 2 and result.stderr == f"error: {tmp_path / 'new'} is a run directory with no champion yet: its first stage has not finished\n"
+
+
+def test_bench_alphabeta_measures_chapter_11s_positions_by_default():
+    "The command's defaults are the function's, whose seed gives the positions chapter 11 quotes figures for."
+    import inspect
+    import typer
+    from santorini_az import alphabeta
+    from santorini_az.cli import app
+    command = typer.main.get_command(app).commands["bench-alphabeta"]
+    defaults = {p.name: p.default for p in command.params}
+    function = inspect.signature(alphabeta.bench_alphabeta).parameters
+    assert defaults == {name: function[name].default for name in ("depth", "positions", "seed")}

@@ -14,6 +14,7 @@ import resource
 import time
 from dataclasses import dataclass, asdict, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -182,8 +183,9 @@ def cpu_path() -> str:
     return f"{torch.backends.cpu.get_cpu_capability()}, bf16 {'native' if cpu_supports_bf16() else 'not native'}"
 
 # %% ../nbs/22_bench.ipynb #895e77db
-def run_bench(config: BenchConfig) -> dict:
-    "Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results."
+def run_bench(config: BenchConfig, say: Callable[[str], None] | None = None) -> dict:
+    """Measure network-only positions/s and self-play simulations/s with the same process layout; one dict of results.
+    `say`: told once, when the network is ready, what is measured and for about how long."""
     import multiprocessing, tempfile
     config = config.resolved()
     import torch
@@ -197,6 +199,9 @@ def run_bench(config: BenchConfig) -> dict:
             from santorini_az.export import game_positions, quantize_int8
             exported = quantize_int8(exported, exported.with_name("bench-int8.onnx"), game_positions(20, seed=10)[:512])
         config = replace(config, onnx=str(exported))
+    if say: say(f"measuring for about {config.warmup + 3 * config.seconds + min(1.0, config.seconds):.0f} s on "
+                f"{config.workers} worker{'s' * (config.workers != 1)}: {config.warmup:g} s of warm-up, then the network "
+                f"alone, self-play and the trees alone, {config.seconds:g} s each (--warmup, --seconds)")
     context = multiprocessing.get_context("spawn")
     barrier, queue = context.Barrier(config.workers), context.Queue()
     processes = [context.Process(target=_bench_worker, args=(w, config, barrier, queue), daemon=True)
@@ -245,7 +250,7 @@ def bench_table(result: dict):
     from rich.table import Table
     table = Table(title=f"santorini_az bench: {result['net']} {result['precision']} on {result['device']} "
                         f"({result.get('backend', 'torch')}{', CUDA graphs' if result.get('cuda_graphs') else ''}), "
-                        f"{result['games']} games x {result['sims']} sims, {result['workers']} workers "
+                        f"{result['games']} games x {result['sims']} sims, {result['workers']} worker{'s' * (result['workers'] != 1)} "
                         f"(CPU path: {result.get('cpu_path', '?')})")
     table.add_column("measure"); table.add_column("value", justify="right")
     rows = [("network only, positions/s", f"{result['network_positions_per_s']:,.0f}"),

@@ -117,7 +117,7 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
     try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup,
                               network_arg(checkpoint), compile=compile, backend=backend, cuda_graphs=cuda_graphs)
     except ValueError as e: fail(str(e))
-    try: results = run_bench(config)
+    try: results = run_bench(config, say=lambda line: typer.echo(line, err=True))
     except _run_errors() as e: fail(str(e))  # a checkpoint that cannot be loaded, named
     print_bench(results, as_json=json)
 
@@ -160,9 +160,14 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: 
     if preset is not None and preset != made.get("preset"):
         fail(f"--preset {preset}: the run in {run_dir} was made with preset {made.get('preset')!r}, and a resumed run "
              "keeps its settings (change one with --set)")
-    if net and net != f"{made.get('channels')}x{made.get('blocks')}":
-        fail(f"--net {net}: the run in {run_dir} trains a {made.get('channels')}x{made.get('blocks')} network, and a "
-             "resumed run keeps its network's size")
+    size = f"{made.get('channels')}x{made.get('blocks')}"
+    if net and net != size:
+        fail(f"--net {net}: the run in {run_dir} trains a {size} network, and a resumed run keeps its network's size")
+    for override in overrides:
+        key, _, value = (part.strip() for part in override.partition("="))
+        if key in ("channels", "blocks") and value != str(made.get(key)):
+            fail(f"--set {override}: the run in {run_dir} trains a {size} network, and a resumed run keeps its "
+                 "network's size")
     sets_iterations = iterations is not None or any(o.strip().startswith("iterations=") for o in overrides)
     if hours == 0 and not sets_iterations and made.get("iterations") == 0:
         fail(f"--hours 0: the run in {run_dir} plans its iterations by its time budget (it was made with --hours), "
@@ -179,10 +184,10 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
-          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts."),
-          seed: int = typer.Option(None, help="Random seed of the run (0 to 2**32 - 1)."),
+          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts. 0: no budget."),
+          seed: int = typer.Option(None, help="Random seed of the run, 0 to 2**32 - 1 (default: the config's, 0 in every preset)."),
           init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, a run directory (its champion), or champion (the shipped network of the run's game)."),
-          net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4."),
+          net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4 (or small = 64x6, large = 256x8; default: the preset's)."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars or stage lines: only the run's last line."),
           ray: str = typer.Option(None, "--ray", help="Play the games on the Ray cluster at HOST:PORT ('local': one "
@@ -294,7 +299,7 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, a run directo
 
 # %% ../nbs/33_cli.ipynb #2537e00b
 @app.command()
-def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network."),
+def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network (a turn is searched step by step: 'move 2 D3' moves worker 2 to D3, then 'build D4' is the next decision)."),
             checkpoint: str = typer.Option("champion", help="A checkpoint, a run directory (its champion), champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
@@ -330,7 +335,7 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()
-def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), a run directory (its champion), or champion (the shipped network)."),
+def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), a run directory (its champion), champion (the shipped network) or god_champion (the shipped god network)."),
            out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write."),
            force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."
@@ -401,7 +406,9 @@ def usage_error_line(error: _UsageError, args: list[str]) -> str:
 def main():
     "Entry point of the `santorini_az` console script: one line for a bad command line, no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
     import os, sys
-    try: code = app(standalone_mode=False)  # Typer's refusals are raised here, not printed in its panel
+    # Typer's refusals are raised here, not printed in its panel; the program is named so however it was started
+    # (`python -c ... main()` too, as `match` starts an engine where santorini_az is not on PATH)
+    try: code = app(prog_name="santorini_az", standalone_mode=False)
     except _UsageError as e:
         if type(e).__name__ == "NoArgsIsHelpError":  # `santorini_az` alone: the help (Typer's has printed it already)
             if e.format_message(): typer.echo(e.format_message())

@@ -181,10 +181,16 @@ def int8_accuracy(fp32_path: str | Path, int8_path: str | Path, planes: np.ndarr
 
 # %% ../nbs/31_export.ipynb #ff5203fb
 def export_command(checkpoint: str | Path, out: str | Path, replace: bool = False) -> dict[str, str]:
-    "Export `checkpoint` ('champion': the shipped network) to the ONNX file `out` (an existing one only if `replace`)."
+    """Export `checkpoint` ('champion': the shipped network, 'god_champion': the shipped god network) to the ONNX file
+    `out` (an existing one only if `replace`)."""
     from santorini_az.arena import CHAMPION  # the name every other command takes for the shipped network
     if str(checkpoint) == "champion": checkpoint = CHAMPION
+    if str(checkpoint) == "god_champion":  # the other commands' 'champion' where gods play
+        from santorini_az.god_engine import GOD_CHAMPION
+        checkpoint = GOD_CHAMPION
     out = Path(out)
     if not out.parent.is_dir(): raise ExportError(f"the folder {out.parent} does not exist")
     check_destination(out, replace)  # before the export, which would meet the same refusal at the end
+    if out.suffix != ".onnx":  # the other commands tell an ONNX file from a checkpoint by its name
+        raise ExportError(f"--out {out}: an ONNX file's name ends in .onnx (the other commands know it by that)")
     return onnx_metadata(export_onnx(checkpoint, out))

@@ -41,7 +41,7 @@ __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCT
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
            'plan', 'start_config', 'setting_changes', 'iteration_seconds', 'measured_before', 'measured_through',
            'evaluation_seconds', 'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'open_ray_pool',
-           'run_stage', 'budget_stops', 'say_how_it_ended', 'run_training']
+           'run_stage', 'hours_text', 'budget_stops', 'say_how_it_ended', 'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -441,6 +441,10 @@ def run_stage(loop: Loop, iteration: int, stage: str) -> Record:
     return record
 
 # %% ../nbs/10a_loop.ipynb #359c5314
+def hours_text(hours: float) -> str:
+    "A time budget as the user gave it, in hours, with its minutes beside it when under an hour: '0.02 h (1.2 min)'."
+    return f"{hours:g} h" if hours >= 1 else f"{hours:g} h ({hours * 60:.1f} min)"
+
 def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteration: int, stage: str,
                  resumed: bool = False) -> bool:
     """Whether the budget ends the run before `stage` of `iteration`; a budget the run fills plans the iteration instead
@@ -448,7 +452,7 @@ def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteratio
     config, say = loop.config, loop.progress.say
     if (resumed and budget.fills and iteration > 1 and stage == STAGES[0] and budget.left() <= 0
             and not budget.plans.get(iteration)):
-        say(f"time budget of {config.hours} h spent ({budget.spent() / 60:.1f} min, the time of the sessions before "
+        say(f"time budget of {hours_text(config.hours)} spent ({budget.spent() / 60:.1f} min, the time of the sessions before "
             f"included) before iteration {iteration}: resume with a larger --hours to go on")
         return True  # a resumed run whose budget was already used up: no iteration more
     if budget.fills and iteration > 0:
@@ -459,7 +463,7 @@ def budget_stops(budget: TimeBudget, loop: Loop, records: list[Record], iteratio
                              evaluation_due(loop, iteration), say)
         return False
     if budget.left() >= 0: return False
-    say(f"time budget of {config.hours} h spent, before the {stage} stage of iteration {iteration} "
+    say(f"time budget of {hours_text(config.hours)} spent, before the {stage} stage of iteration {iteration} "
         f"(of {config.iterations}): resume with a larger --hours to go on")
     return True
 
@@ -470,10 +474,11 @@ def say_how_it_ended(loop: Loop, records: list[Record], ran: int, done: set) -> 
     if budget and budget.fills and budget.finished(max(budget.plans, default=0)):
         spent, count = budget.spent(), max(budget.plans)
         say(f"time budget filled: {count} iteration{'s' * (count != 1)} in {spent / 60:.1f} min, "
-            f"{spent / budget.seconds:.0%} of {config.hours} h{unfilled_reason(budget, count)}; "
+            f"{spent / budget.seconds:.0%} of {hours_text(config.hours)}{unfilled_reason(budget, count)}; "
             f"the stages that measure took {measuring_share(records):.1%}")
     elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
-        cap = " (--hours is a cap on a run of a set number of iterations, not a budget it fills)" if config.hours else ""
+        cap = (" (--hours caps a run of a set number of iterations; with --set iterations=0 it plans as many as the budget "
+               "fits)") if config.hours else ""
         say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
             f"them all, those done included: give more to go on){cap}")
 
@@ -491,7 +496,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
         records = read_records(run.records_path, repair=True)
         check_run_files(run, config, records)
         pool = open_ray_pool(ray, run, resume, made, progress) if ray is not None else None
-        if resume and (changes := setting_changes(run.read_config_dict(), config_to_dict(config))):
+        if (changes := resume and setting_changes(run.read_config_dict(), config_to_dict(config))):
             progress.say(f"resumed with other settings: {', '.join(changes)}")
         done = {(r.iteration, r.stage) for r in records}
         loop, ran = Loop(run, config, progress, pool), 0
@@ -505,6 +510,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 records.append(run_stage(loop, iteration, stage))
                 ran += 1
             say_how_it_ended(loop, records, ran, done)
+            if ran == 0 and resume and changes: progress.say("the other settings above were not saved: nothing ran")
         finally:
             loop.close()
             if pool is not None: pool.close()

@@ -36,7 +36,7 @@ from .progress import Progress, said_if_slow
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
            'match_up_text', 'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games',
            'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
-           'inspect_position', 'inspect_table', 'powers_text', 'help_text', 'legend', 'rules_of', 'board_of',
+           'inspect_position', 'signed', 'inspect_table', 'powers_text', 'help_text', 'legend', 'rules_of', 'board_of',
            'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
@@ -227,16 +227,20 @@ def inspect_position(state: State | GodState, spec: str = "mcts", simulations: i
     else: seen = inspect(state, search_player(spec, simulations, "inspect", backend).evaluate, simulations)
     return {"value": seen.value, "search_value": seen.search_value, "pv": seen.pv, "rows": seen.rows(top)}
 
+def signed(value: float) -> str:
+    "`value` with its sign and 3 decimals; one that rounds to zero is +0.000, never -0.000."
+    return f"{round(value, 3) + 0.0:+.3f}"  # -0.0 + 0.0 is +0.0
+
 def inspect_table(report: dict):
     "The inspection as a rich Table (the principal variation, as long as it is, goes on a line of its own: `pv_line`)."
     from rich.table import Table
-    title = (f"network value {report['value']:+.3f}   search value {report['search_value']:+.3f}   "
+    title = (f"network value {signed(report['value'])}   search value {signed(report['search_value'])}   "
              "(for the player to move)")
     table = Table(title=title)
     for column in ("move", "prior", "visits", "share", "Q"): table.add_column(column, justify="right")
     for r in report["rows"]:
         table.add_row(r["move"], f"{r['prior']:.3f}", str(r["visits"]), f"{r['share']:.1%}",
-                      "" if r["q"] is None else f"{r['q']:+.3f}")
+                      "" if r["q"] is None else signed(r["q"]))
     return table
 
 # %% ../nbs/27_play.ipynb #5b1e0c2a

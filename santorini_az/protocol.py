@@ -617,10 +617,12 @@ class EngineProcess:
             args = [sys.executable, "-c", "from santorini_az.cli import main; main()", *args[1:]]
         try:
             self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                            stderr=subprocess.PIPE, text=True, bufsize=1)
         except OSError as e: raise ProtocolError(f"cannot start engine {command!r}: {e}") from None
-        self.lines: queue.Queue = queue.Queue()
+        self.command, self.lines, self.last_error = command, queue.Queue(), ""
         threading.Thread(target=self._read, daemon=True).start()
+        self._errors = threading.Thread(target=self._read_errors, daemon=True)
+        self._errors.start()
         try:
             self.send("uci")
             self.expect("uciok", UCI_SECONDS)
@@ -635,11 +637,25 @@ class EngineProcess:
         for line in self.process.stdout: self.lines.put(line.rstrip("\n"))
         self.lines.put(None)  # end of output: the engine has exited
 
+    def _read_errors(self):
+        "Keep the last line the engine writes to stderr (read as it comes, so a chatty engine never blocks on it)."
+        for line in self.process.stderr:
+            if line.strip(): self.last_error = line.strip()
+
+    def exited(self) -> ProtocolError:
+        "The error for an engine that has gone: its command, its exit status and the last line of its stderr."
+        try: ended = f"exited with status {self.process.wait(2)}"
+        except subprocess.TimeoutExpired: ended = "closed its output"  # and still runs
+        self._errors.join(1)
+        said = f": {self.last_error[:300]}" if self.last_error else ""
+        command = f" ({self.command})" if self.command != self.name else ""
+        return ProtocolError(f"engine {self.name!r}{command} {ended}{said}")
+
     def send(self, line: str) -> None:
         try:
             self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
-        except (BrokenPipeError, OSError): raise ProtocolError(f"engine {self.name!r} has exited") from None
+        except (BrokenPipeError, OSError): raise self.exited() from None
 
     def expect(self, prefix: str, timeout: float | None = None, errors: bool = False) -> str:
         "The next line starting with `prefix` (others are skipped); with `errors`, an error line raises."
@@ -648,7 +664,7 @@ class EngineProcess:
             try: line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
             except queue.Empty:
                 raise EngineTimeout(f"engine {self.name!r} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
-            if line is None: raise ProtocolError(f"engine {self.name!r} exited")
+            if line is None: raise self.exited()
             if errors and line.startswith("info string error"): raise ProtocolError(f"engine {self.name!r}: {line}")
             if line.split()[:1] == prefix.split()[:1]: return line
 

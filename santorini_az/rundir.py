@@ -152,7 +152,8 @@ def locked(run: RunDirectory):
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {since}\n".encode(), 0)
-        yield run
+        try: yield run
+        finally: os.ftruncate(fd, 0)  # ended, however: nobody holds it (a process killed leaves its line: taken over)
     finally:
         os.close(fd)  # closing the descriptor releases the lock
 

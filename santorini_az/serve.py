@@ -139,6 +139,9 @@ class ShippedModels:
     def manifest(self) -> dict: return {**SHIPPED_MORTAL, "god": SHIPPED_GOD}
 
 def _check_run(run_dir: Path) -> None:
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ServeError(f"{run_dir} is a file, not a run directory (`santorini_az serve` alone serves the app's "
+                         "shipped networks)")
     if not run_dir.is_dir():
         raise ServeError(f"no run directory at {run_dir} (`santorini_az serve` alone serves the app's shipped networks)")
     if not any((run_dir / name).exists() for name in RUN_FILES):  # `runs` for `runs/tiny`, say

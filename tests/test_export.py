@@ -153,6 +153,10 @@ def test_export_command_errors_name_the_culprit(exported, tmp_path):
     from santorini_az.network import load_checkpoint
     shipped = json.loads(export_command("champion", tmp_path / "champion.onnx")["checkpoint"])  # the name other commands take
     assert shipped["iteration"] == load_checkpoint(CHAMPION)[1]["iteration"]
+    god = export_command("god_champion", tmp_path / "god.onnx")  # the god network, by the name of its own
+    assert god["game"] == "gods" and json.loads(god["checkpoint"])["run"] == "gods", god
+    with pytest.raises(ExportError, match="model: an ONNX file's name ends in .onnx"):
+        export_command(checkpoint, tmp_path / "model")
 
 
 def test_onnx_factory_exports_a_checkpoint_once(exported, tmp_path):

@@ -161,3 +161,9 @@ def test_ctrl_c_abandons_the_game_with_the_status_of_an_interrupted_command():
     finally:
         if game.poll() is None: game.kill()
     assert game.returncode == 130 and out.rstrip().endswith(b"game abandoned") and b"Traceback" not in err, (out, err)
+
+
+def test_inspect_prints_no_negative_zero():
+    "A value that rounds to zero reads +0.000 in the inspect table (the uniform search's root often does)."
+    from santorini_az.play import signed
+    assert [signed(x) for x in (-0.0, -0.0004, 0.0004, -0.0006, 0.415)] == ["+0.000", "+0.000", "+0.000", "-0.001", "+0.415"]

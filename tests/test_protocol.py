@@ -287,6 +287,15 @@ def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):
     assert started[0].poll() is not None  # it was stopped
 
 
+def test_an_engine_that_exits_is_named_with_its_status_and_its_last_words():
+    "A command that exits at once (a misspelt subcommand here) is reported with its exit status and its stderr's last line."
+    from santorini_az import protocol
+    program = f"{sys.executable} -c \"import sys; print('no such engine here', file=sys.stderr); sys.exit(3)\""
+    with pytest.raises(protocol.ProtocolError) as refused:
+        protocol.EngineProcess(program, name="second")
+    assert str(refused.value) == f"engine 'second' ({program}) exited with status 3: no such engine here"
+
+
 @pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])
 def test_isready_prepares_the_engine(engine_name):
     "`isready` makes the searcher and runs it once (α-β compiles then), so the first timed move gets its whole clock."

@@ -97,6 +97,9 @@ def test_errors_name_the_culprit(tmp_path, app):
     run = make_run(tmp_path / "run")
     with pytest.raises(ServeError, match=r"no run directory at .*missing \(`santorini_az serve` alone serves the app's shipped"):
         start_server(tmp_path / "missing", app_dir=app)
+    (tmp_path / "train.out").write_text("a log, given by mistake")
+    with pytest.raises(ServeError, match=r"train.out is a file, not a run directory"):
+        start_server(tmp_path / "train.out", app_dir=app)
     with pytest.raises(ServeError, match="no built web app"): start_server(run, app_dir=tmp_path)
     with start_server(run, app_dir=app) as server:
         port = server.server.server_address[1]

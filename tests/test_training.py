@@ -350,7 +350,7 @@ def test_a_fixed_count_with_hours_is_capped(tmp_path, monkeypatch):
     progress = Progress(quiet=True)
     progress.say = lines.append
     run = run_training(tmp_path / "capped", config, progress=progress)
-    assert len(run.records()) == 1 and any("time budget of 1e-05 h spent, before the holdout stage of iteration 0" in l for l in lines), lines
+    assert len(run.records()) == 1 and any("time budget of 1e-05 h (0.0 min) spent, before the holdout stage of iteration 0" in l for l in lines), lines
 
 
 def test_a_resumed_budget_already_spent_runs_nothing_and_hours_0_is_refused(tmp_path, monkeypatch):
@@ -367,7 +367,7 @@ def test_a_resumed_budget_already_spent_runs_nothing_and_hours_0_is_refused(tmp_
     progress.say = lines.append
     run_training(tmp_path / "budget", resume=True, overrides=["hours=0.5"], progress=progress)
     assert len(run.records()) == before, [r.stage for r in run.records()]
-    assert any("time budget of 0.5 h spent" in line and "before iteration 3" in line for line in lines), lines
+    assert any("time budget of 0.5 h (30.0 min) spent" in line and "before iteration 3" in line for line in lines), lines
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0"],
                           cwd=tmp_path)
     assert done.returncode == 2 and "--hours 0" in done.stderr and "--iterations" in done.stderr, done.stderr
@@ -555,6 +555,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["selfplay", "mcts", "--games", "1", "--out", "/proc/games.npz"], "refuses new files"),
     (["selfplay", "mcts", "--games", "1", "--out", "afile"], "afile already exists: not replacing it (--force"),
     (["export", str(CHAMPION), "--out", "afile"], "afile already exists: not replacing it (--force"),
+    (["export", str(CHAMPION), "--out", "model"], "--out model: an ONNX file's name ends in .onnx"),
     (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null
     (["export", str(CHAMPION), "--out", "x" * 300 + ".onnx"], "is too long"),
     (["export", "pipe", "--out", "m.onnx"], "pipe is not a regular file"),
@@ -765,7 +766,9 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
 
 @ONE_FINISHED_RUN
 @pytest.mark.parametrize("asked, message", [(["--preset", "gpu"], "was made with preset 'tiny'"),
-                                            (["--net", "32x4"], "trains a 16x2 network")])
+                                            (["--net", "32x4"], "trains a 16x2 network"),
+                                            (["--set", "channels=32"], "--set channels=32: the run in"),
+                                            (["--set", "blocks=4"], "--set blocks=4: the run in")])
 def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
     "`train --resume` with another --preset or --net than the run's: one sentence naming the option, nothing changed."
     before = {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()}
@@ -786,6 +789,7 @@ def test_a_resume_with_nothing_to_do_changes_nothing_and_names_the_settings_it_w
     run_training(root, resume=True, overrides=["seed=7", "arena.openings=2"], progress=progress)
     assert any(line.startswith("resumed with other settings: seed 0 -> 7, arena.openings") for line in lines), lines
     assert any(line.startswith("nothing to do") for line in lines), lines
+    assert lines[-1] == "the other settings above were not saved: nothing ran", lines
     assert (root / "config.json").read_bytes() == made  # a resume that did nothing changed nothing
 
 

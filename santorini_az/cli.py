@@ -151,8 +151,8 @@ def ray_head_answer(address: str, timeout: float = 5) -> str:
 # %% ../nbs/33_cli.ipynb #457c67e3
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: float | None = None,
                       iterations: int | None = None, overrides: list[str] = ()) -> None:
-    """Stop with one sentence if --preset or --net asks a resumed run for another preset or network size than its own,
-    or --hours 0 takes away the time budget that plans its iterations."""
+    """Stop with one sentence if --preset, --net or --set channels/blocks asks a resumed run for another preset or
+    network size than its own, or --hours 0 takes away the time budget that plans its iterations."""
     import json
     from santorini_az.rundir import RunDirectory
     try: made = json.loads(RunDirectory(run_dir).config_path.read_text())
@@ -160,14 +160,17 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: 
     if preset is not None and preset != made.get("preset"):
         fail(f"--preset {preset}: the run in {run_dir} was made with preset {made.get('preset')!r}, and a resumed run "
              "keeps its settings (change one with --set)")
-    size = f"{made.get('channels')}x{made.get('blocks')}"
-    if net and net != size:
-        fail(f"--net {net}: the run in {run_dir} trains a {size} network, and a resumed run keeps its network's size")
-    for override in overrides:
-        key, _, value = (part.strip() for part in override.partition("="))
-        if key in ("channels", "blocks") and value != str(made.get(key)):
-            fail(f"--set {override}: the run in {run_dir} trains a {size} network, and a resumed run keeps its "
-                 "network's size")
+    from santorini_az.config import apply_overrides, config_from_dict
+    from santorini_az.network import parse_net_size
+    size = (made.get("channels"), made.get("blocks"))  # compared as numbers: --net small, channels=064 may be the same
+    keeps = f"the run in {run_dir} trains a {size[0]}x{size[1]} network, and a resumed run keeps its network's size"
+    try: asked = parse_net_size(net) if net else None
+    except ValueError: asked = None  # named by train itself
+    if asked and (asked.channels, asked.blocks) != size: fail(f"--net {net}: {keeps}")
+    for override in (o for o in overrides if o.partition("=")[0].strip() in ("channels", "blocks")):
+        try: asked = apply_overrides(config_from_dict(made), [override])
+        except (ValueError, TypeError): continue  # a value that is no size: the run's own check names it
+        if (asked.channels, asked.blocks) != size: fail(f"--set {override}: {keeps}")
     sets_iterations = iterations is not None or any(o.strip().startswith("iterations=") for o in overrides)
     if hours == 0 and not sets_iterations and made.get("iterations") == 0:
         fail(f"--hours 0: the run in {run_dir} plans its iterations by its time budget (it was made with --hours), "

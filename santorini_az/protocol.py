@@ -617,7 +617,7 @@ class EngineProcess:
             args = [sys.executable, "-c", "from santorini_az.cli import main; main()", *args[1:]]
         try:
             self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, text=True, bufsize=1)
+                                            stderr=subprocess.PIPE, text=True, bufsize=1, errors="replace")
         except OSError as e: raise ProtocolError(f"cannot start engine {command!r}: {e}") from None
         self.command, self.lines, self.last_error = command, queue.Queue(), ""
         threading.Thread(target=self._read, daemon=True).start()
@@ -642,10 +642,12 @@ class EngineProcess:
         for line in self.process.stderr:
             if line.strip(): self.last_error = line.strip()
 
-    def exited(self) -> ProtocolError:
-        "The error for an engine that has gone: its command, its exit status and the last line of its stderr."
-        try: ended = f"exited with status {self.process.wait(2)}"
-        except subprocess.TimeoutExpired: ended = "closed its output"  # and still runs
+    def exited(self, closed: str = "output") -> ProtocolError:
+        "The error for an engine that has gone (or `closed` its input or output): command, exit status, stderr's last line."
+        try: status = self.process.wait(2)
+        except subprocess.TimeoutExpired: status = None  # it still runs
+        ended = (f"closed its {closed}" if status is None else f"was killed by signal {-status}" if status < 0
+                 else f"exited with status {status}")
         self._errors.join(1)
         said = f": {self.last_error[:300]}" if self.last_error else ""
         command = f" ({self.command})" if self.command != self.name else ""
@@ -655,7 +657,7 @@ class EngineProcess:
         try:
             self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
-        except (BrokenPipeError, OSError): raise self.exited() from None
+        except (BrokenPipeError, OSError): raise self.exited("input") from None
 
     def expect(self, prefix: str, timeout: float | None = None, errors: bool = False) -> str:
         "The next line starting with `prefix` (others are skipped); with `errors`, an error line raises."

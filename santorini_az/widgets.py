@@ -28,7 +28,7 @@ from .mcts import Search, SearchConfig
 from .evaluator import Evaluator, state_evaluator
 from .arena import is_reference, network_label, search_factory
 from .rundir import Record, RunError, read_records
-from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line
+from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line, signed
 from .gods import (GODS, POWER_TEXT, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
                                god_how_won, god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
@@ -765,7 +765,7 @@ def moves_table(seen: Inspection, top: int = 8) -> str:
     "The `top` moves of `seen` as an HTML table."
     head = "".join(f"<th>{h}</th>" for h in ("move", "prior", "visits", "share", "Q"))
     body = "".join(f"<tr><td><code>{r['move']}</code></td><td>{r['prior']:.3f}</td><td>{r['visits']}</td>"
-                   f"<td>{r['share']:.1%}</td><td>{'' if r['q'] is None else format(r['q'], '+.3f')}</td></tr>"
+                   f"<td>{r['share']:.1%}</td><td>{'' if r['q'] is None else signed(r['q'])}</td></tr>"
                    for r in seen.rows(top))
     return f'<table class="saz-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
@@ -845,7 +845,7 @@ def _side_html(self: InspectWidget, seen: Inspection | None, state: State, spec:
     if seen is None: return f"<p>{self.status(state)}</p>"
     value = "uniform prior's value" if spec.lower() == "mcts" else "network value"
     return (f'<div style="display:flex;gap:12px"><div style="flex:none">{eval_bar(seen.search_value, seen.value, state.player)}</div>'
-            f'<div><p>{value} <b>{seen.value:+.3f}</b>, search value <b>{seen.search_value:+.3f}</b> '
+            f'<div><p>{value} <b>{signed(seen.value)}</b>, search value <b>{signed(seen.search_value)}</b> '
             f'({sum(seen.visits)} simulations)<br>principal variation: <code>{pv_line(seen.pv)}</code></p>'
             f'{moves_table(seen)}</div></div>')
 
@@ -868,7 +868,7 @@ def _inspect_svg(self: InspectWidget) -> str:
         if seen is None: continue
         x = 2 * board_w + 24
         out.append(f'<g transform="translate({x},{y + 22})">{eval_bar(seen.search_value, seen.value, state.player, SIZE * self.cell_px)}</g>')
-        lines = [(f"network {seen.value:+.3f}  search {seen.search_value:+.3f}", "#222", ' font-weight="bold"'),
+        lines = [(f"network {signed(seen.value)}  search {signed(seen.search_value)}", "#222", ' font-weight="bold"'),
                  ("PV: " + pv_line(seen.pv[:4]), "#222", "")]
         lines += [(f"{r['move']:<12} {r['prior']:.3f} {r['share']:6.1%}", "#222", ' font-family="monospace"')
                   for r in seen.rows(6)]

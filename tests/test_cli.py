@@ -219,4 +219,19 @@ def test_bench_alphabeta_measures_chapter_11s_positions_by_default():
     command = typer.main.get_command(app).commands["bench-alphabeta"]
     defaults = {p.name: p.default for p in command.params}
     function = inspect.signature(alphabeta.bench_alphabeta).parameters
-    assert defaults == {name: function[name].default for name in ("depth", "positions", "seed")}
+    assert defaults == {name: function[name].default for name in ("depth", "positions", "seed")} and defaults["seed"] == 1
+
+
+def test_a_resumed_runs_size_is_compared_as_numbers(tmp_path):
+    "--net and --set channels/blocks refuse another size than the run's, and take the same size however it is written."
+    import json
+    import typer
+    from santorini_az.cli import check_resumed_run
+    from santorini_az.config import config_to_dict, preset
+    (tmp_path / "config.json").write_text(json.dumps(config_to_dict(preset("long"))))  # a 64x6 run
+    for same in (dict(net="small"), dict(net="064x6"), dict(overrides=["channels=064"]), dict(overrides=["channels= 64.0"]),
+                 dict(overrides=["blocks=6", "iterations=80"])):
+        check_resumed_run(str(tmp_path), None, same.get("net"), overrides=same.get("overrides", ()))
+    for other in (dict(net="large"), dict(overrides=["channels=32"]), dict(overrides=["blocks=4"])):
+        with pytest.raises(typer.Exit):
+            check_resumed_run(str(tmp_path), None, other.get("net"), overrides=other.get("overrides", ()))

@@ -167,3 +167,10 @@ def test_inspect_prints_no_negative_zero():
     "A value that rounds to zero reads +0.000 in the inspect table (the uniform search's root often does)."
     from santorini_az.play import signed
     assert [signed(x) for x in (-0.0, -0.0004, 0.0004, -0.0006, 0.415)] == ["+0.000", "+0.000", "+0.000", "-0.001", "+0.415"]
+    from rich.console import Console
+    from santorini_az.play import inspect_table
+    console = Console(record=True, width=120)
+    console.print(inspect_table({"value": -0.0, "search_value": -0.0001, "pv": [],
+                                 "rows": [{"move": "C3", "prior": 0.5, "visits": 3, "share": 0.5, "q": -0.0004}]}))
+    shown = console.export_text()
+    assert "-0.000" not in shown and shown.count("+0.000") == 3, shown

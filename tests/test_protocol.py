@@ -288,12 +288,16 @@ def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):
 
 
 def test_an_engine_that_exits_is_named_with_its_status_and_its_last_words():
-    "A command that exits at once (a misspelt subcommand here) is reported with its exit status and its stderr's last line."
+    """A command that exits at once (as `santorini_az engin` would) is reported with its exit status and its stderr's
+    last line, read however it is encoded."""
     from santorini_az import protocol
     program = f"{sys.executable} -c \"import sys; print('no such engine here', file=sys.stderr); sys.exit(3)\""
     with pytest.raises(protocol.ProtocolError) as refused:
         protocol.EngineProcess(program, name="second")
     assert str(refused.value) == f"engine 'second' ({program}) exited with status 3: no such engine here"
+    latin = f"{sys.executable} -c \"import sys; sys.stderr.buffer.write(b'caf\\xe9 missing'); sys.exit(4)\""
+    with pytest.raises(protocol.ProtocolError, match="exited with status 4: caf\ufffd missing"):
+        protocol.EngineProcess(latin, name="latin")
 
 
 @pytest.mark.parametrize("engine_name", ["alphabeta", "alphazero"])

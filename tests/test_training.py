@@ -770,7 +770,8 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
                                             (["--set", "channels=32"], "--set channels=32: the run in"),
                                             (["--set", "blocks=4"], "--set blocks=4: the run in")])
 def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
-    "`train --resume` with another --preset or --net than the run's: one sentence naming the option, nothing changed."
+    """`train --resume` with another --preset, --net or --set channels/blocks than the run's: one sentence naming the
+    option, nothing changed."""
     before = {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()}
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(finished_tiny_run), *asked], cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and asked[0] in done.stderr, done.stdout + done.stderr

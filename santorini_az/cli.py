@@ -164,8 +164,7 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: 
     from santorini_az.network import parse_net_size
     size = (made.get("channels"), made.get("blocks"))  # compared as numbers: --net small, channels=064 may be the same
     keeps = f"the run in {run_dir} trains a {size[0]}x{size[1]} network, and a resumed run keeps its network's size"
-    try: asked = parse_net_size(net) if net else None
-    except ValueError: asked = None  # named by train itself
+    asked = parse_net_size(net) if net else None  # a bad size was refused by `train` before this check
     if asked and (asked.channels, asked.blocks) != size: fail(f"--net {net}: {keeps}")
     for override in (o for o in overrides if o.partition("=")[0].strip() in ("channels", "blocks")):
         try: asked = apply_overrides(config_from_dict(made), [override])

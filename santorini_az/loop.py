@@ -510,7 +510,7 @@ def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: b
                 records.append(run_stage(loop, iteration, stage))
                 ran += 1
             say_how_it_ended(loop, records, ran, done)
-            if ran == 0 and resume and changes: progress.say("the other settings above were not saved: nothing ran")
+            if ran == 0 and changes: progress.say("the other settings above were not saved: nothing ran")
         finally:
             loop.close()
             if pool is not None: pool.close()

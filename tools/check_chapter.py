@@ -1,5 +1,5 @@
 """The test command for one chapter: a check in a minute or two while you work on it, instead of the whole suite's
-fifteen. It does for the chapter what tools/test.sh does for all of them, in the same way:
+eighteen or so. It does for the chapter what tools/test.sh does for all of them, in the same way:
 
 1. `nbdev-export` and `nbdev-clean` (the package from the notebooks, the notebooks as the test command wants them);
 2. the chapter top to bottom in a copy of nbs/ (`nbdev-test --save`, one torch thread, as the test command runs it);

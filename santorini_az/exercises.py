@@ -2000,13 +2000,15 @@ def check_god_policy(fn: Callable[[list, list], list]) -> bool:
                 raise ExerciseFailed(f"node {i + 1}: {len(got)} numbers, not {N_GOD_ACTIONS}.\n\n{shown()}\n\n"
                                      f"HINT: one number per sub-action (0-{N_GOD_ACTIONS - 1}), not one per edge")
             if all(abs(g - e) <= 1e-6 for g, e in zip(got, expected)): continue
+            k = next(k for k in range(N_GOD_ACTIONS) if abs(got[k] - expected[k]) > 1e-6)
             hints = []
-            if all(abs(got[k] - n / sum(visits)) <= 1e-6 for k, n in enumerate(visits)):
+            if k == END_ACTION and got[k] == 0:
+                hints.append(f"`end` ({END_ACTION}) is an edge like the others: it gets its share of the visits too")
+            elif all(abs(got[k] - n / sum(visits)) <= 1e-6 for k, n in enumerate(visits)):
                 hints.append("put edge i's share at its sub-action number actions[i], not at position i")
             elif all(abs(got[a] - n) <= 1e-6 for a, n in zip(actions, visits)):
                 hints.append("divide by the sum of the visits: the target sums to 1")
             elif abs(sum(got) - 1) > 1e-6: hints.append("the numbers must sum to 1: each edge's visits / sum(visits)")
-            k = next(k for k in range(N_GOD_ACTIONS) if abs(got[k] - expected[k]) > 1e-6)
             raise ExerciseFailed(
                 f"node {i + 1} of {len(nodes)}: at sub-action {k}, expected {expected[k]:.4g}, got {got[k]:.4g}.\n\n"
                 f"{shown()}\n\n" + _hints(hints, "policy[actions[i]] = visits[i] / sum(visits); 0 elsewhere"))

@@ -579,7 +579,7 @@ def wrong_god_policy_without_end(actions, visits):
     for action, n in zip(actions, visits):
         if action != 125: policy[action] = n / sum(visits)
     return policy
-WRONG['god_policy_without_end'] = ('check_god_policy', wrong_god_policy_without_end, '')
+WRONG['god_policy_without_end'] = ('check_god_policy', wrong_god_policy_without_end, 'it gets its share of the visits too')
 
 def wrong_wilson_in_float32(points, games):
     return tuple(float(np.float32(x)) for x in reference_wilson_interval(points, games))

@@ -156,8 +156,11 @@ def tiny(iterations=1):
 
 def test_the_default_engine_setup_in_a_run(tmp_path):
     "The defaults of the cpu preset on the tiny one: a pool of worker processes and the network on onnxruntime."
+    from santorini_az.engine import worker_pool
     config = apply_overrides(tiny(), ["backend=onnxruntime", "workers=2"])
+    jobs = worker_pool(2).jobs
     run = run_training(tmp_path / "run", config, progress=Progress(quiet=True))
+    assert worker_pool(2).jobs > jobs  # the games were played by the pool's two processes
     assert (run.root / "checkpoints" / "iter-0000.onnx").exists()  # exported beside the checkpoint it searched with
     values = {r.stage: r.values for r in run.records()}
     assert values["selfplay"]["games"] == config.selfplay.games and values["selfplay"]["positions"] > 0

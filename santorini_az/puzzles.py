@@ -15,8 +15,7 @@ from .game import (STEPS, WIN_LEVEL, Move, State, apply, can_climb, in_setup, in
                                legal_actions, occupied)
 from .encoding import action_index, encode_batch, legal_action_indices
 from .notation import format_action, format_position, parse_position
-from .mcts import Search, SearchConfig
-from .evaluator import state_evaluator
+from .mcts import SearchConfig
 
 # %% auto #0
 __all__ = ['KINDS', 'KIND_NAMES', 'PUZZLE_LINES', 'PUZZLES', 'can_move', 'wins_at_once', 'winning_moves', 'can_win_at_once',
@@ -261,8 +260,8 @@ def chance_accuracy(puzzles: list[Puzzle] | None = None) -> dict[str, float]:
 # %% ../nbs/09a_puzzles.ipynb #45fa3c00
 def search_accuracy(evaluate, puzzles: list[Puzzle] | None = None, simulations: int = 64) -> dict[str, float]:
     "Per kind, the share of `puzzles` where a `simulations` search guided by the evaluator `evaluate` plays a correct action."
+    from santorini_az.engine import search_positions  # chapter 6's compiled engine, loaded only when a search is asked for
     puzzles = PUZZLES if puzzles is None else puzzles
-    ask = state_evaluator(evaluate)
-    right = [float(Search(p.state, SearchConfig(simulations=simulations)).run(ask).choose_action() in p.answers)
-             for p in puzzles]
+    visits, _ = search_positions([p.state for p in puzzles], evaluate, SearchConfig(simulations=simulations).for_match())
+    right = [float(int(np.argmax(v)) in p.answers) for v, p in zip(visits, puzzles)]  # most visited; ties: lowest index
     return _by_kind(puzzles, right)

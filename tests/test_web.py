@@ -204,7 +204,9 @@ def test_whole_game_by_clicking(site, browser):
     page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
     game = play_to_the_end(page, random.Random(seed))
     assert_legal_game(game)
-    assert page.inner_text("#result").startswith(f"Player {game['info']['winner'] + 1} has won")
+    winner = game["info"]["winner"]
+    how = f"(player {2 - winner} cannot move)" if game["info"]["stuck"] else f"(a worker of player {winner + 1} climbed onto level 3)"
+    assert page.inner_text("#result").startswith(f"Player {winner + 1} has won {how}")
     thinking = page.evaluate("window.santorini.thinking")
     long_tasks = page.evaluate("window.__longTasks")
     during = [t for t in long_tasks if overlaps(t, thinking)]
@@ -262,7 +264,13 @@ def test_player_two_and_undo(site, browser):
     assert game["info"]["position"] == format_position(play_moves(initial_state(), game["moves"][:game["index"]]))
     page.click("#redo")
     page.wait_for_function("(i) => window.santorini.game.index === i", arg=before)
-    page.select_option("#side", "0")  # another side: a new game at once, as another god is
+    moves = page.evaluate("window.santorini.game.moves")
+    page.once("dialog", lambda dialog: dialog.dismiss())  # another side would end the game under way: not now
+    page.select_option("#side", "0")
+    page.wait_for_function("document.querySelector('#side').value === '1'")  # the picker is put back
+    assert page.evaluate("window.santorini.game.moves") == moves and page.evaluate("window.santorini.game.human") == 1
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.select_option("#side", "0")  # agreed: a new game at once, as another god is
     page.wait_for_function("window.santorini.game.human === 0 && window.santorini.game.moves.length === 0")
     page.close()
 
@@ -369,6 +377,12 @@ def test_champion_swap_without_reload(site, browser):
         page.wait_for_function("document.querySelector('#model').textContent.includes('iteration 2 ')")
         assert "new champion" in page.inner_text("#champion").lower()
         assert page.evaluate("window.__marker") == "same page"  # no reload
+        assert page.evaluate(f"({BOUNDED})(window.santorini.evaluate(['startpos']), {TIMEOUT_MS})")["backend"].startswith("iteration 2")
+        promote(run, 9)  # a champion whose checkpoint is not there (deleted, or never written): the engine keeps its own
+        page.wait_for_function("document.querySelector('#champion').textContent.includes('was named, but')")
+        banner = page.inner_text("#champion")
+        assert "(iteration 9 " in banner and "could not be exported" in banner and "keeps iteration 2 " in banner, banner
+        assert "iteration 2 " in page.inner_text("#model")
         assert page.evaluate(f"({BOUNDED})(window.santorini.evaluate(['startpos']), {TIMEOUT_MS})")["backend"].startswith("iteration 2")
     finally: promote(run, 1)
     page.close()

@@ -68,6 +68,7 @@ const game = {
   model: { loaded: false, name: "", message: "loading the model ..." } as ModelStatus,
   godModel: { loaded: false, name: "", message: "loading the god network ..." } as ModelStatus,
   modelIds: { mortal: null, gods: null } as Record<Game, string | null>, // the manifest ids of the models in the worker (null: none asked for yet)
+  promoted: { mortal: null, gods: null } as Record<Game, string | null>, // a new champion the worker is loading: its name
 };
 let view: BoardView;
 
@@ -118,6 +119,7 @@ function savedGame(): { positions: string[]; moves: string[]; index: number; hum
 
 async function show() {
   saveGame();
+  committed = choices(); // what the game on the board was started with: a change the player takes back returns here
   const position = game.positions[game.index], steps = game.steps;
   const info = isGodPosition(position) ? await godInfo(position, steps) : await positionInfo(position);
   if (position !== game.positions[game.index] || steps !== game.steps) return; // the game moved on while we waited
@@ -125,7 +127,8 @@ async function show() {
   draw();
   if (info.winner !== null) {
     const who = info.winner === game.human ? "you win" : "the engine wins";
-    const how = !info.stuck ? "" : ` (player ${info.player + 1} ${isGodInfo(info) ? "has no legal turn" : "cannot move"})`;
+    const how = info.stuck ? ` (player ${info.player + 1} ${isGodInfo(info) ? "has no legal turn" : "cannot move"})`
+      : isGodInfo(info) ? "" : ` (a worker of player ${info.winner + 1} climbed onto level 3)`;
     $("result").textContent = `Player ${info.winner + 1} has won${how}: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
@@ -503,6 +506,16 @@ function onModel(which: Game, status: ModelStatus) {
   const line = $(which === "gods" ? "godmodel" : "model");
   line.textContent = `${which === "gods" ? "God network" : "Network"}: ${status.message}`;
   line.className = `small ${status.loaded ? "ok" : "warning"}`;
+  const promoted = game.promoted[which];
+  if (promoted !== null) { // the banner says what came of a promotion once the worker has tried it
+    game.promoted[which] = null;
+    const champion = `A new ${which === "gods" ? "god " : ""}champion (${promoted})`;
+    $("champion").textContent = status.failure === undefined
+      ? `${champion} was promoted: the engine switched to it without a reload.`
+      : `${champion} was named, but ${status.failure}: the engine keeps ${status.name}.`;
+    $("champion").classList.toggle("failed", status.failure !== undefined);
+    $("champion").hidden = false;
+  }
   drawPowers();
   setStatus(readyText(game.positions[0]));
 }
@@ -534,11 +547,8 @@ async function watchModel() {
     if (entry.id === game.modelIds[which]) continue;
     const first = game.modelIds[which] === null;
     game.modelIds[which] = entry.id;
+    if (!first) game.promoted[which] = entry.name; // onModel says what came of it
     worker.postMessage({ type: "model", game: which, url: entry.url, name: entry.reason ?? entry.name } satisfies Request);
-    if (!first) {
-      $("champion").textContent = `A new ${which === "gods" ? "god " : ""}champion (${entry.name}) was promoted: the engine switched to it without a reload.`;
-      $("champion").hidden = false;
-    }
   }
   const every = Number(params.get("poll") ?? 5000);
   if (params.get("model") === null && params.get("godmodel") === null && every > 0) setTimeout(watchModel, every);
@@ -566,8 +576,22 @@ const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
 $<HTMLSelectElement>("view").value = startView;
 $<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
 $("newstandard").onclick = async () => newGame(await startingPosition(null));
-// a new side is a new game at once, as a new god is (the engine opens it when you play second)
-$<HTMLSelectElement>("side").onchange = async () => newGame(await startingPosition(null));
+// a new side is a new game at once, as a new god is (the engine opens it when you play second), once the player
+// agrees to end a game under way
+const CHOICES = ["side", "yourgod", "enginegod"];
+const choices = () => CHOICES.map((id) => $<HTMLSelectElement>(id).value);
+let committed = choices();
+async function newGameFromChoices() {
+  const underWay = game.moves.length > 0 && game.info !== null && game.info.winner === null;
+  if (underWay && !confirm("Start a new game with this choice? The game under way ends (Undo cannot bring it back).")) {
+    CHOICES.forEach((id, i) => { $<HTMLSelectElement>(id).value = committed[i]; });
+    drawPowers();
+    return;
+  }
+  drawPowers();
+  await newGame(await startingPosition(null));
+}
+$<HTMLSelectElement>("side").onchange = newGameFromChoices;
 $("newrandom").onclick = async () => {
   const reply = await ask<Extract<Reply, { type: "randomStart" }>>({ type: "randomStart", seed: Math.floor(Math.random() * 2 ** 31) });
   newGame(await startingPosition(reply.position));
@@ -575,7 +599,7 @@ $("newrandom").onclick = async () => {
 for (const id of ["yourgod", "enginegod"]) {
   const picker = $<HTMLSelectElement>(id);
   picker.innerHTML = GODS.map((god) => `<option value="${god}">${godName(god)}</option>`).join("");
-  picker.onchange = async () => { drawPowers(); newGame(await startingPosition(null)); };
+  picker.onchange = newGameFromChoices;
 }
 $("endturn").onclick = () => {
   const info = game.info;

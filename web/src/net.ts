@@ -36,9 +36,10 @@ async function load(id: number, game: Game, model: ArrayBuffer) {
     await candidate?.release();
     candidate = null;
   }
-  // the session it replaces gives its wasm memory back: a page left open loads every new champion
-  await sessions[game]?.release();
-  sessions[game] = candidate;
+  if (candidate) { // the session it replaces gives its wasm memory back: a page left open loads every new champion
+    await sessions[game]?.release();
+    sessions[game] = candidate;
+  } // a model that failed leaves the one loaded before in place
   post(failure === undefined ? { type: "loaded", id } : { type: "loaded", id, error: failure });
 }
 

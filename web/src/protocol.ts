@@ -87,6 +87,7 @@ export interface ModelStatus {
   loaded: boolean;
   name: string;
   message: string;
+  failure?: string; // a newer model asked for could not be had, and this (loaded before) plays on: why
 }
 
 export type Request =

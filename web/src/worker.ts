@@ -58,13 +58,11 @@ function askNet<T extends NetReply>(request: NetRequest, transfer: Transferable[
 }
 
 async function loadModel(game: Game, url: string | null, name: string) {
-  models[game] = { loaded: false, name: "uniform" };
+  const previous = models[game]; // searches wait while this loads (modelReady), so they never see a half-made swap
   const uniform = "the engine plays a uniform-prior search (every move equally likely): a weaker player";
-  if (!url) {
-    post({ type: "model", game, status: { loaded: false, name, message: `no model (${name}): ${uniform}` } });
-    return;
-  }
-  try {
+  let failure: string; // why the model asked for cannot be had
+  if (!url) failure = name; // the manifest's reason
+  else try {
     const response = await fetch(url, { cache: "no-store" });
     if (!response.ok) throw new Error(`HTTP ${response.status} for ${url}`);
     const model = await response.arrayBuffer();
@@ -72,10 +70,14 @@ async function loadModel(game: Game, url: string | null, name: string) {
     if (reply.error) throw new Error(reply.error);
     models[game] = { loaded: true, name };
     post({ type: "model", game, status: { loaded: true, name, message: `loaded: ${name}` } });
-  } catch (error) {
-    post({ type: "model", game, status: { loaded: false, name,
-      message: `the model ${name} failed to load (${(error as Error).message}): ${uniform}` } });
+    return;
+  } catch (error) { failure = `the model ${name} failed to load (${(error as Error).message})`; }
+  if (previous.loaded) { // a new model that cannot be had does not take the working one away (the network worker kept it)
+    post({ type: "model", game, status: { loaded: true, name: previous.name, message: `loaded: ${previous.name}`, failure } });
+    return;
   }
+  models[game] = { loaded: false, name: "uniform" };
+  post({ type: "model", game, status: { loaded: false, name, message: `${url ? failure : `no model (${name})`}: ${uniform}` } });
 }
 
 /** Evaluate float32 planes [n, 5, 5, 9] (or [n, 5, 5, 36] with gods) on the game's network: softmax policies and values. */

@@ -245,6 +245,12 @@ def test_an_address_it_cannot_use_is_named_and_stays_in_sight(site, browser):
     page.close()
 
 
+def changed_cells(before, after) -> set[int]:
+    "The cells where the level or the worker (player and number) differ between two positions: the last move's marks."
+    def occupants(state): return {cell: (p, w) for p, cells in enumerate(state.workers) for w, cell in enumerate(cells)}
+    return {c for c in range(25) if before.heights[c] != after.heights[c] or occupants(before).get(c) != occupants(after).get(c)}
+
+
 def test_player_two_and_undo(site, browser):
     page = open_page(browser, site["url"] + "?view=2d&difficulty=easy&poll=0&side=2")
     game = wait_for_my_turn_or_end(page)
@@ -257,6 +263,8 @@ def test_player_two_and_undo(site, browser):
         page.wait_for_function("(n) => window.santorini.game.moves.length > n", arg=len(game["moves"]))
     game = wait_for_my_turn_or_end(page)
     assert format_position(play_moves(initial_state(), game["moves"])) == game["info"]["position"]
+    marked = page.eval_on_selector_all(".board2d button.last", "buttons => buttons.map((b) => Number(b.dataset.cell))")
+    assert set(marked) == changed_cells(play_moves(initial_state(), game["moves"][:-1]), play_moves(initial_state(), game["moves"]))
     before = game["index"]
     page.click("#undo")
     game = wait_for_my_turn_or_end(page)

@@ -7,6 +7,7 @@ export interface BoardScene {
   overlay: number[]; // a share in [0, 1] per cell (search visits or network priors), 0 = nothing to draw
   overlayKind: "visits" | "priors" | "";
   hint: number[]; // the cells of a suggested move, in order (worker, destination, build) or (placement)
+  last: Set<number>; // the cells the move that led here changed (where a worker left and arrived, what it built)
 }
 
 export interface BoardView {

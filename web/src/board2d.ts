@@ -27,7 +27,7 @@ export class Board2D implements BoardView {
       const level = scene.heights[cell];
       const worker = occupant.get(cell);
       button.className = [`level-${level}`, scene.targets.has(cell) ? "target" : "", scene.selected.has(cell) ? "selected" : "",
-        scene.hint.includes(cell) ? "hint" : "", worker ? `player-${worker[0]}` : ""].join(" ").trim();
+        scene.hint.includes(cell) ? "hint" : "", scene.last.has(cell) ? "last" : "", worker ? `player-${worker[0]}` : ""].join(" ").trim();
       button.dataset.level = String(level);
       button.dataset.worker = worker ? WORKER_MARKS[worker[0]][worker[1]] : "";
       const share = scene.overlay[cell] ?? 0;

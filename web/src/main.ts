@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { click, forPlayerOne, moveList, nextClick, type Selection, targets } from "./selection";
+import { changedCells, click, forPlayerOne, moveList, nextClick, type Selection, targets } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -151,13 +151,26 @@ function sceneOf(info: PositionInfo | GodInfo): BoardScene {
     selected: new Set([game.selection.from, game.selection.to].filter((c): c is number => c !== undefined)),
     overlay: kind === "visits" ? search!.cells.map((c) => c.share) : kind === "priors" ? network!.cells.map((c) => c.prior) : [],
     overlayKind: kind, hint: game.hint,
+    last: before !== undefined && !midTurn ? changedCells(before, shown) : new Set(),
   };
+}
+
+/** What the marks on the board mean, for the marks drawn now. */
+function legend(scene: BoardScene): string {
+  const flat = view instanceof Board2D, parts = [];
+  if (scene.last.size) parts.push(`${flat ? "dashed squares" : "white rings"}: what the last move changed`);
+  if (scene.overlayKind === "visits") parts.push(`orange ${flat ? "percentages" : "discs"}: the last search's visits, by the cell each move goes to`);
+  if (scene.overlayKind === "priors") parts.push(`purple ${flat ? "percentages" : "discs"}: the network's priors, by the cell each move goes to`);
+  if (scene.hint.length) parts.push(`${flat ? "purple borders" : "purple rings"}: the hint`);
+  return parts.length ? `On the board: ${parts.join("; ")}.` : "";
 }
 
 function draw() {
   const info = game.info;
   if (!info) return;
-  view.draw(sceneOf(info));
+  const scene = sceneOf(info);
+  view.draw(scene);
+  $("legend").textContent = legend(scene);
   const god = isGodInfo(info) ? ` (${godName(info.gods[info.player])})` : "";
   $("turn").textContent = info.winner !== null ? "game over"
     : `player ${info.player + 1}${god} to ${info.setup ? "place a worker" : "move and build"}` +

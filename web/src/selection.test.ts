@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, click, forPlayerOne, moveList, nextClick, targets } from "./selection";
+import { cellName, changedCells, click, forPlayerOne, moveList, nextClick, targets } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -71,5 +71,22 @@ describe("notation helpers", () => {
   it("turns a value into player 1's view", () => {
     expect(forPlayerOne(0.5, 1)).toEqual({ value: -0.5, score: 0.25 });
     expect(forPlayerOne(0.5, 0).score).toBe(0.75);
+  });
+});
+
+describe("changedCells", () => {
+  it("marks where a worker left and arrived and where it built", () => {
+    // C3>C4^D5 from C3 (cell 12) to C4 (7), building on D5 (3)
+    expect([...changedCells("0000000000000000000000000/1/C3,A1/E5,E4", "0001000000000000000000000/2/C4,A1/E5,E4")].sort((x, y) => x - y))
+      .toEqual([3, 7, 12]);
+  });
+  it("marks a placement, and a god's swap of two workers", () => {
+    expect([...changedCells("0000000000000000000000000/1//", "0000000000000000000000000/1/C3/")]).toEqual([12]);
+    // Apollo on B4 (6) swaps with the opponent's worker on C4 (7), then builds on C5 (2)
+    expect([...changedCells("0000000000000000000000000/1/apollo:B4,A1/mortal:C4,E1", "0010000000000000000000000/2/apollo:C4,A1/mortal:B4,E1")]
+      .sort((x, y) => x - y)).toEqual([2, 6, 7]);
+  });
+  it("marks nothing between two equal boards", () => {
+    expect(changedCells("0000000000000000000000000/2/C3,A1/E5,E4", "0000000000000000000000000/2/C3,A1/E5,E4").size).toBe(0);
   });
 });

@@ -67,3 +67,26 @@ export function forPlayerOne(value: number, player: number): { value: number; sc
   const v = player === 0 ? value : -value;
   return { value: v, score: (v + 1) / 2 };
 }
+
+/** A position's board from its notation ("levels/player/[god:]cells/[god:]cells[/marks]"): 25 levels, and for each
+ * cell the worker on it as "player:worker" ("" for none). */
+function boardOf(position: string): { levels: string; occupants: string[] } {
+  const [levels, , ...sides] = position.split("/");
+  const occupants = Array<string>(25).fill("");
+  sides.slice(0, 2).forEach((side, p) => {
+    const cells = side.includes(":") ? side.split(":")[1] : side;
+    cells.split(",").filter(Boolean).forEach((name, w) => {
+      occupants[(5 - Number(name[1])) * 5 + "ABCDE".indexOf(name[0])] = `${p}:${w}`;
+    });
+  });
+  return { levels, occupants };
+}
+
+/** The cells the last move changed, from the position before it to the one after: where a worker left or arrived,
+ * and where a level was built (a placement, a move and its build, a god's swap, push or second build alike). */
+export function changedCells(before: string, after: string): Set<number> {
+  const a = boardOf(before), b = boardOf(after), changed = new Set<number>();
+  for (let cell = 0; cell < 25; cell++)
+    if (a.levels[cell] !== b.levels[cell] || a.occupants[cell] !== b.occupants[cell]) changed.add(cell);
+  return changed;
+}

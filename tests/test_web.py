@@ -207,6 +207,9 @@ def test_whole_game_by_clicking(site, browser):
     winner = game["info"]["winner"]
     how = f"(player {2 - winner} cannot move)" if game["info"]["stuck"] else f"(a worker of player {winner + 1} climbed onto level 3)"
     assert page.inner_text("#result").startswith(f"Player {winner + 1} has won {how}")
+    assert page.inner_text("#evalsource") == f"the game is over: player {winner + 1} won"  # not the last search's value
+    assert page.inner_text("#evaltext") == ("+1.00" if winner == 0 else "-1.00")
+    assert " positions evaluated" in page.inner_text("#speed")
     thinking = page.evaluate("window.santorini.thinking")
     long_tasks = page.evaluate("window.__longTasks")
     during = [t for t in long_tasks if overlaps(t, thinking)]

@@ -199,13 +199,18 @@ function drawTurnGuide(info: PositionInfo | GodInfo) {
 
 function drawInsight() {
   const latest = game.evalFrom === "search" ? game.search : game.evalFrom === "network" ? game.network : null;
-  if (latest) {
-    const { value, score } = forPlayerOne(latest.value, latest.player);
+  const over = game.info !== null && game.info.winner !== null ? game.info.winner : null;
+  const bar = (score: number, text: string, source: string) => {
     $("evalfill").style.height = `${(score * 100).toFixed(1)}%`;
-    $("evaltext").textContent = `${value >= 0 ? "+" : ""}${value.toFixed(2)}`;
-    $("evalsource").textContent = latest.simulations > 0
-      ? `player 1's view, from a search of ${latest.simulations} simulations` : "player 1's view, from the network alone";
-  }
+    $("evaltext").textContent = text;
+    $("evalsource").textContent = source;
+  };
+  if (over !== null) bar(over === 0 ? 1 : 0, over === 0 ? "+1.00" : "-1.00", `the game is over: player ${over + 1} won`);
+  else if (latest) {
+    const { value, score } = forPlayerOne(latest.value, latest.player);
+    bar(score, `${value >= 0 ? "+" : ""}${value.toFixed(2)}`, latest.simulations > 0
+      ? `player 1's view, from a search of ${latest.simulations} simulations` : "player 1's view, from the network alone");
+  } else bar(0.5, "0.00", ""); // nothing measured on this position yet: no old number stays up
   const rows = (moves: MoveStat[], visits: boolean) => moves.slice(0, 6).map((m) =>
     `<tr><td>${m.text}</td><td>${(m.prior * 100).toFixed(1)}%</td>${visits ? `<td>${(m.share * 100).toFixed(1)}%</td>` : ""}</tr>`).join("");
   const network = networkShown();
@@ -215,7 +220,11 @@ function drawInsight() {
     ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits ?? [], true) : "";
   $("speed").textContent = search?.simulations
     ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
-      `(${search.backend === "onnx" ? "network" : "uniform prior"}${search.batches ? `, ${search.batches} batches` : ""})` : "";
+      `(${search.backend === "onnx" ? "network" : "uniform prior"}` +
+      `, ${search.evaluations} positions evaluated` +
+      (search.batches ? `, ${search.batches} ${search.batches === 1 ? "batch" : "batches"}` : "") +
+      (search.evaluations < search.simulations / 2 ? "; a simulation that ends on a won game needs no network call" : "") +
+      ")" : "";
 }
 
 function onProgress(id: number, done: number, total: number, decision?: number) {

@@ -339,10 +339,23 @@ def test_a_reload_goes_on_with_the_game(site, browser):
     page.wait_for_function("window.santorini && window.santorini.game.info !== null")
     after = wait_for_my_turn_or_end(page)
     assert (after["positions"], after["index"], after["human"]) == (before["positions"], before["index"], before["human"])
-    assert "where you left it" in page.inner_text("#status")
+    page.wait_for_function("document.querySelector('#model').textContent.includes('loaded')")
+    assert "where you left it" in page.inner_text("#status")  # still, once the network has loaded
     page.goto(site["url"] + "?view=2d&poll=0&position=" + START_POSITION)  # an explicit position starts afresh
     page.wait_for_function("window.santorini && window.santorini.game.info !== null")
     assert page.evaluate("window.santorini.game.moves") == []
+    # a god turn in progress comes back too: Artemis's first move of her turn, then a reload
+    page.goto(site["url"] + "?view=2d&difficulty=easy&poll=0&seed=7&gods=artemis,demeter")
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    place_both_workers(page)
+    game = wait_for_my_turn_or_end(page)
+    first = next(a for a in game["info"]["legal"] if a["kind"] == "move")
+    click_cells(page, first["from"], first["cell"])
+    before = wait_for_steps(page, 1)
+    page.goto(site["url"] + "?view=2d&difficulty=easy&poll=0")
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    after = wait_for_steps(page, 1)
+    assert (after["positions"], after["steps"]) == (before["positions"], before["steps"])
     page.close()
 
 

@@ -102,17 +102,19 @@ async function godInfo(position: string, steps: number[]): Promise<GodInfo> {
 /** The game in this browser's storage, so that a reload goes on with it (the page's own ?position= starts afresh). */
 const SAVED = "santorini_az.game";
 function saveGame() {
-  try { localStorage.setItem(SAVED, JSON.stringify({ positions: game.positions, moves: game.moves, index: game.index, human: game.human })); }
+  try { localStorage.setItem(SAVED, JSON.stringify({ positions: game.positions, moves: game.moves, index: game.index, human: game.human, steps: game.steps })); }
   catch { /* storage may be off (a private window): the game simply is not kept */ }
 }
 
 /** The game saved by this page before a reload, if it is one this page can show; else null. */
-function savedGame(): { positions: string[]; moves: string[]; index: number; human: number } | null {
+type SavedGame = { positions: string[]; moves: string[]; index: number; human: number; steps?: number[] };
+function savedGame(): SavedGame | null {
   try {
     const saved = JSON.parse(localStorage.getItem(SAVED) ?? "null");
     const fits = saved && Array.isArray(saved.positions) && Array.isArray(saved.moves) && saved.positions.length >= 1 &&
       saved.moves.length === saved.positions.length - 1 && Number.isInteger(saved.index) && saved.index >= 0 &&
-      saved.index < saved.positions.length && (saved.human === 0 || saved.human === 1);
+      saved.index < saved.positions.length && (saved.human === 0 || saved.human === 1) &&
+      (saved.steps === undefined || Array.isArray(saved.steps) && saved.steps.every(Number.isInteger));
     return fits ? saved : null;
   } catch { return null; }
 }
@@ -393,6 +395,7 @@ function resetInsight() {
 
 async function newGame(start: string) {
   cancelThinking();
+  restored = false;
   game.human = Number($<HTMLSelectElement>("side").value);
   game.positions = [start];
   game.moves = [];
@@ -415,9 +418,11 @@ function readyText(start: string): string {
   const gods = isGodPosition(start), model = gods ? game.godModel : game.model;
   const network = gods ? "god network" : "network";
   if (!model.name) return `loading the ${network} ...`;
-  return model.loaded ? `ready: the engine searches with the trained ${network}`
+  const ready = model.loaded ? `ready: the engine searches with the trained ${network}`
     : `ready, without a ${network}: the engine searches with uniform priors (see the bottom of the panel)`;
+  return ready + (restored ? "; this is the game you were playing, where you left it (New game starts another)" : "");
 }
+let restored = false; // the game on the board came back from a reload (the status line says so until a new game)
 
 /** The gods of the game, as (player 1's, player 2's), from the two pickers and the side the human plays. */
 function chosenGods(): [God, God] {
@@ -495,15 +500,16 @@ async function startFrom(text: string) {
 }
 
 /** Go on with a saved game: its positions, moves and side, at the position it showed. */
-async function resume(saved: { positions: string[]; moves: string[]; index: number; human: number }) {
+async function resume(saved: SavedGame) {
   const start = saved.positions[0];
   $<HTMLSelectElement>("side").value = String(saved.human);
   if (isGodPosition(start)) setPickers((await godInfo(start, [])).gods);
   else await positionInfo(start); // a position this version cannot read fails here
   Object.assign(game, { positions: saved.positions, moves: saved.moves, index: saved.index, human: saved.human });
   resetInsight();
-  setStatus(`${readyText(start)}; the game you were playing, where you left it ` +
-            "(New game starts another)");
+  game.steps = saved.steps ?? []; // a god turn in progress goes on where it was (after resetInsight, which clears it)
+  restored = true;
+  setStatus(readyText(start));
   await show();
 }
 

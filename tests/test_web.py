@@ -303,6 +303,18 @@ def test_a_click_on_the_3d_board_lands_on_the_cell_drawn_there(site, browser):
         assert page.evaluate("window.santorini.game.moves[0]") == cell_name(cell)
         page.click("#undo")
         page.wait_for_function("window.santorini.game.index === 0")
+    # the board turned by a drag, then Reset view: the cells are back where they were first drawn
+    first = page.evaluate("window.santorini.cellPoint(0)")  # a corner: a turn of the board moves it
+    box = page.query_selector("canvas.board3d").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.8)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.7, box["y"] + box["height"] * 0.8, steps=8)
+    page.mouse.up()
+    turned = page.evaluate("window.santorini.cellPoint(0)")
+    assert abs(turned["x"] - first["x"]) + abs(turned["y"] - first["y"]) > 20, (first, turned)
+    page.click("#resetview")
+    back = page.evaluate("window.santorini.cellPoint(0)")
+    assert abs(back["x"] - first["x"]) + abs(back["y"] - first["y"]) < 1, (first, back)
     assert not page.errors, page.errors
     page.close()
 

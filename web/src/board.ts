@@ -14,6 +14,7 @@ export interface BoardView {
   draw(scene: BoardScene): void;
   dispose(): void;
   screenPoint?(cell: number): { x: number; y: number }; // where a click on `cell` lands (the 3D view: for tests)
+  resetView?(): void; // the 3D view: back to the starting camera
 }
 
 export const PLAYER_COLOURS = ["#d9534f", "#2c7be5"];

@@ -70,6 +70,7 @@ export class Board3D implements BoardView {
     this.controls.minDistance = 4;
     this.controls.maxDistance = 16;
     this.controls.addEventListener("change", () => this.requestDraw());
+    this.controls.saveState(); // the starting view, which resetView brings back
     this.scene.background = new THREE.Color("#bfe3f2");
     this.scene.add(new THREE.HemisphereLight("#ffffff", "#557755", 1.6));
     const sun = new THREE.DirectionalLight("#ffffff", 1.6);
@@ -252,6 +253,9 @@ export class Board3D implements BoardView {
       if (this.tweens.length) this.requestDraw();
     });
   }
+
+  /** Back to the starting view, after the board was turned or zoomed. */
+  resetView() { this.controls.reset(); this.camera.updateMatrixWorld(); } // clicks and screenPoint see it before the next frame
 
   dispose() {
     if (this.frame) cancelAnimationFrame(this.frame);

@@ -216,6 +216,8 @@ function drawInsight() {
   const rows = (moves: MoveStat[], visits: boolean) => moves.slice(0, 6).map((m) =>
     `<tr><td>${m.text}</td><td>${(m.prior * 100).toFixed(1)}%</td>${visits ? `<td>${(m.share * 100).toFixed(1)}%</td>` : ""}</tr>`).join("");
   const network = networkShown();
+  $("networkhead").hidden = !network; // no heading over an empty table
+  $("searchhead").hidden = !game.search?.simulations;
   $("networkmoves").innerHTML = network ? `<tr><th>move</th><th>prior</th></tr>` + rows(network.top_priors ?? [], false) : "";
   const search = game.search;
   $("searchmoves").innerHTML = search?.simulations
@@ -593,10 +595,12 @@ async function chooseView(kind: string) {
     const Board = kind === "3d" ? (await import("./board3d")).Board3D : Board2D;
     if (choice !== viewChoice) return;
     view = new Board(container, onCellClick);
+    $("resetview").hidden = !view.resetView;
   } catch (error) {
     if (choice !== viewChoice) return;
     setStatus(`3D view unavailable (${(error as Error).message}): using the 2D board`);
     view = new Board2D(container, onCellClick);
+    $("resetview").hidden = true;
   }
   draw();
 }
@@ -635,6 +639,7 @@ $("endturn").onclick = () => {
 };
 $<HTMLInputElement>("dome").onchange = draw;
 $("undo").onclick = undo;
+$("resetview").onclick = () => view.resetView?.();
 $("redo").onclick = redo;
 $("hint").onclick = hint;
 $("load").onclick = loadPosition;

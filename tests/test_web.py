@@ -159,6 +159,9 @@ def click_move(page, action: dict) -> None:
                                                                      ("build", action["build"])]
     for step, cell in clicks:
         if step == "build" and page.evaluate("window.santorini.game.selection.to") is None: break  # the move won
+        if step == "build":  # the worker is drawn where it was sent while the build is chosen
+            worker_on = lambda c: page.get_attribute(f'.board2d button[data-cell="{c}"]', "data-worker")
+            assert worker_on(action["to"]) and not worker_on(action["from"]), (action, worker_on(action["to"]))
         assert GUIDE[step] in page.inner_text("#godturn"), (step, page.inner_text("#godturn"))
         page.click(f'.board2d button[data-cell="{cell}"]')
 

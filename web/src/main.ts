@@ -147,8 +147,12 @@ function sceneOf(info: PositionInfo | GodInfo): BoardScene {
   const network = networkShown();
   const midTurn = isGodInfo(info) && info.steps.length > 0; // the board shows the turn in progress: no old statistics
   const kind = choice === "visits" && search && !midTurn ? "visits" : choice === "priors" && network ? "priors" : "";
+  // a mortal worker stands where it was sent while its build is chosen (a god's steps are positions of their own)
+  const { from, to } = game.selection;
+  const workers = !isGodInfo(info) && from !== undefined && to !== undefined
+    ? info.workers.map((cells) => cells.map((cell) => (cell === from ? to : cell))) : info.workers;
   return {
-    heights: info.heights, workers: info.workers,
+    heights: info.heights, workers,
     targets: isGodInfo(info) ? godTargets(legal as SubAction[], game.selection) : targets(legal as LegalAction[], game.selection),
     selected: new Set([game.selection.from, game.selection.to].filter((c): c is number => c !== undefined)),
     overlay: kind === "visits" ? search!.cells.map((c) => c.share) : kind === "priors" ? network!.cells.map((c) => c.prior) : [],

@@ -697,14 +697,15 @@ PlayWidget.new_game, PlayWidget._maybe_think = _new_game, _maybe_think
 def _think(self: PlayWidget, state: State, game: int) -> None:
     board = self.board
     try:
-        action = engine_reply(state, self.evaluate, self._simulations,
-                              on_progress=lambda p: setattr(board, "progress", p), cancelled=lambda: game != self._game)
+        action = engine_reply(state, self.evaluate, self._simulations, on_progress=lambda p: setattr(board, "progress", p),
+                              cancelled=lambda: game != self._game or board.state != state)
         error = None
     except Exception as e:  # the kernel must hear about it, and the board must not stay stuck in "thinking"
         action, error = None, f"the engine failed: {e}"
     with board._lock:
         if game != self._game: return
         board.thinking, board.progress = False, 1.0
+        if board.state != state: action, error = None, None  # played or reset in code meanwhile: search what is there
         if action is not None:
             board.play(action)
             if winner(board.state) is None and board.state.player == self.human:
@@ -1161,7 +1162,7 @@ class GodBoardWidget(BoardWidget):
     "A board for a god game: each click plays one sub-action of chapter 02b; the rules stay in Python."
     dome = traitlets.Bool(False).tag(sync=True)  # Atlas's switch: a build click puts a dome, not a block
     can_end = traitlets.Bool(False).tag(sync=True)  # `end` is legal: the turn is whole and could go on
-    dome_shown = traitlets.Bool(False).tag(sync=True)  # show the dome switch (the human plays Atlas)
+    dome_shown = traitlets.Bool(False).tag(sync=True)  # show the dome switch (Atlas to move, and a click plays him)
 
     def __init__(self, state: GodState | str | None = None, turns: Sequence[str] | str = (), **kwargs):
         super().__init__(state, turns, **kwargs)
@@ -1219,6 +1220,8 @@ def _god_sync(self: GodBoardWidget, message: str, refused: bool = False) -> None
         self.selection = [] if self._pending is None else [node_play(node).mine[self._pending]]
         self.targets = god_click_targets(node, self._pending) if accepts else []
         self.can_end = accepts and END_ACTION in legal_sub_actions(node)
+        # Atlas's switch, when a click plays his turn (not his placements: a dome is a build)
+        self.dome_shown = accepts and node.state.gods[node.state.player] == "atlas" and not in_setup(node.state.board)
         self.last = turn_cells(node.state, node.steps) if node.steps else (
             turn_cells(self._states[-2], self._turns[-1]) if self._turns else [])
         self.status, self.message, self.refused = god_status_line(node.state), message, refused
@@ -1387,7 +1390,6 @@ def _god_new_game(self: GodPlayWidget) -> None:
     with board._lock:
         board.thinking, board.progress = False, 0.0
         board.humans, board.undo_to = {self.human}, self.human
-        board.dome_shown = "atlas" == gods[self.human]
         red, blue = (g.capitalize() for g in gods)
         engine = "the god network" if self._engine == "network" else "the uniform prior"
         with board.hold_sync():  # the title and the new board reach the browser in one message
@@ -1413,14 +1415,15 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
 def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
     board = self.board
     try:
-        turn = god_engine_turn(state, self._simulations, self._evaluator(),
-                               on_progress=lambda p: setattr(board, "progress", p), cancelled=lambda: game != self._game)
+        turn = god_engine_turn(state, self._simulations, self._evaluator(), on_progress=lambda p: setattr(board, "progress", p),
+                               cancelled=lambda: game != self._game or board.state != state)
         error = None
     except Exception as e:  # the board must not stay stuck in "thinking"
         turn, error = None, f"the engine failed: {e}"
     with board._lock:
         if game != self._game: return
         board.thinking, board.progress = False, 1.0
+        if board.state != state: turn, error = None, None  # played or reset in code meanwhile: search what is there
         if turn is not None:
             board.play(turn)
             if node_winner(board.state) is None and board.state.player == self.human:  # else it plays on at once

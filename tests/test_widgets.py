@@ -169,6 +169,42 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
     assert game.board.moves == [] and not game.board.thinking
 
 
+def test_a_board_changed_in_code_while_the_engine_thinks_gets_a_move_for_the_position_it_has():
+    "A reset or a play in code during the engine's search stops that search: the engine searches the new position."
+    game = PlayWidget("mcts", human=1, simulations=200_000)  # the engine (player 1) opens: a long search of the empty board
+    assert game.board.thinking
+    game._simulations = 16  # the searches from now on (the running one read its 200,000 already)
+    game.board.reset("0000000000000000000000000/1/A1,B1/C1,D1")  # player 1, the engine, to move in another position
+    game.wait(timeout=60)
+    assert not game.board.thinking and len(game.board.moves) == 1 and game.board.state.player == 1  # the human's turn
+    assert parse_action(parse_position("0000000000000000000000000/1/A1,B1/C1,D1"), game.board.moves[0])  # legal there
+    game = PlayWidget("mcts", human=1, simulations=200_000)
+    game._simulations = 16
+    game.board.play("C3")  # player 1's first placement, made in code: the engine places its second worker after it
+    game.wait(timeout=60)
+    assert game.board.moves[0] == "C3" and len(game.board.moves) == 2 and game.board.state.player == 1
+    gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=200_000)
+    gods._simulations = 8
+    gods.board.reset(god_start(("apollo", "minotaur")))
+    gods.wait(timeout=60)
+    assert gods.board.state.gods == ("apollo", "minotaur") and len(gods.board.moves) == 2 and gods.board.state.player == 1
+
+
+def test_atlas_dome_switch_shows_whenever_a_click_plays_atlas():
+    "The dome switch is shown on a two-player board too, on Atlas's turns only."
+    board = GodBoardWidget(god_start(("artemis", "atlas")))
+    shown = []
+    for name in ["C3", "B2", "D2", "D4"]:  # the placements: no switch, a dome is a build
+        shown.append(board.dome_shown)
+        board.click(at(name))
+    assert shown == [False] * 4
+    shown = []
+    for _ in range(2):  # Artemis's turn, then Atlas's
+        shown.append(board.dome_shown)
+        board.play(format_turn(board.state, god_legal_turns(board.state)[0]))
+    assert shown == [False, True]
+
+
 def test_the_controls_take_effect_at_new_game():
     "Changing the side (or the simulations) mid-game does not stop the engine: the game keeps its own until new game."
     game = PlayWidget("mcts", human=0, simulations=8)
@@ -654,7 +690,7 @@ def test_god_game_engine_first_new_game_and_picture():
     assert "for the next game" not in game.powers.value and game.gods == ("atlas", "pan")
     game.wait(timeout=60)
     assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
-    assert game.board.dome_shown
+    assert not game.board.dome_shown  # Atlas places his workers: the switch comes with his first build
     a, b = GodPlayWidget(("artemis", "athena"), simulations=8), GodPlayWidget(("artemis", "athena"), simulations=8)
     for w in (a, b):
         for name in ["C3", "B2"]: w.board.click(at(name))

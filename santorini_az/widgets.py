@@ -40,15 +40,16 @@ from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mi
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
            'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
            'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen',
-           'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary',
-           'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line',
-           'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn',
-           'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
+           'check_side', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
+           'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training',
+           'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click',
+           'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
            'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
     "Something a widget was given cannot be used (a missing checkpoint, a bad position); the message says what."
+    def _render_traceback_(self) -> list[str]: return [f"WidgetError: {self}"]  # Jupyter shows the sentence, not our frames
 
 def load_evaluator(spec: str) -> Evaluator:
     "The evaluator named by `spec`: 'mcts' (uniform prior, value 0), 'champion', a checkpoint or a run directory (its champion)."
@@ -467,13 +468,19 @@ def engine_moves(states: Sequence, moves: Sequence[str], human: int) -> list[str
     return played[::-1]
 
 def _reset(self: BoardWidget, position: State | str | None = None, moves: Sequence[str] | str = ()) -> None:
-    "Start again from `position` (default: the empty board), then play `moves`."
+    "Start again from `position` (default: the empty board), then play `moves`; if one is refused, nothing changes."
     with self._lock:
+        first = not hasattr(self, "_states")  # called by __init__: nothing to keep
+        before = None if first else (self.start, self._states, self._actions, self._selection, self.moves)
         self.start = _as_state(position)
         self._states, self._actions, self._selection = [self.start], [], ()
         with self.hold_sync(): self.moves = []
-        for text in (moves.split() if isinstance(moves, str) else moves): self.play(text)
-        self._sync("")
+        try:
+            for text in (moves.split() if isinstance(moves, str) else moves): self.play(text)
+        except WidgetError:
+            if before is not None: self.start, self._states, self._actions, self._selection, self.moves = before
+            raise
+        finally: self._sync("")
 
 def _play(self: BoardWidget, action: Action | str) -> None:
     "Play `action` (legal in the current position) on the board."
@@ -482,6 +489,8 @@ def _play(self: BoardWidget, action: Action | str) -> None:
         if isinstance(action, str):
             try: action = parse_action(state, action)
             except NotationError as e: raise WidgetError(str(e)) from None
+        elif not isinstance(action, (Placement, Move)):
+            raise WidgetError(f"play takes a move in notation, like 'C3' or 'B4>C4^D4', or an Action; got {action!r}")
         elif action not in legal_actions(state): raise WidgetError(f"{action} is not legal in {format_position(state)}")
         self._states.append(state.apply(action)); self._actions.append(action)
         self._selection = ()
@@ -624,9 +633,15 @@ def stop_when_unseen(game) -> None:
         elif not change["old"]: game._maybe_think()  # shown again: the engine's turn is searched afresh
     board.observe(views_changed, names="_view_count")
 
+def check_side(human) -> None:
+    "WidgetError unless `human`, the side a learner plays, is 0 (first, red) or 1 (second, blue)."
+    if human not in (0, 1) or isinstance(human, bool):
+        raise WidgetError(f"human must be 0 (you play first, red) or 1 (second, blue); got {human!r}")
+
 class PlayWidget:
     "A game against the engine in the notebook: controls for side, opponent and simulations, and the board."
     def __init__(self, opponent: str = "champion", human: int = 0, simulations: int = 200, cell_px: int = 56):
+        check_side(human)
         self.board = BoardWidget(cell_px=cell_px)
         self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
                                         value=human, description="side")
@@ -1181,13 +1196,19 @@ class GodBoardWidget(BoardWidget):
 
 # %% ../nbs/29_widgets.ipynb #590cf359
 def _god_reset(self: GodBoardWidget, state: GodState | str | None = None, turns: Sequence[str] | str = ()) -> None:
-    "Start again from `state` (default: the empty board, two mortals), then play `turns`."
+    "Start again from `state` (default: the empty board, two mortals), then play `turns`; if one is refused, nothing changes."
     with self._lock:
+        first = not hasattr(self, "_states")  # called by __init__: nothing to keep
+        before = None if first else (self.start, self._states, self._turns, self.node, self._pending, self.moves)
         self.start = _as_god_state(state)
         self._states, self._turns, self.node, self._pending = [self.start], [], GodNode(self.start), None
         with self.hold_sync(): self.moves = []
-        for text in (turns.split() if isinstance(turns, str) else turns): self.play(text)
-        self._sync("")
+        try:
+            for text in (turns.split() if isinstance(turns, str) else turns): self.play(text)
+        except WidgetError:
+            if before is not None: self.start, self._states, self._turns, self.node, self._pending, self.moves = before
+            raise
+        finally: self._sync("")
 
 def _god_play(self: GodBoardWidget, turn: Turn | str) -> None:
     "Play the whole legal `turn` (steps, or in notation) from the start of the turn in progress."
@@ -1332,6 +1353,10 @@ class GodPlayWidget:
     prior: pick both gods, your side, the engine and the simulations, then click."""
     def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, opponent: str = "network",
                  cell_px: int = 56):
+        check_side(human)
+        if isinstance(gods, str) or len(gods) != 2: raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
+        if unknown := [g for g in gods if g not in GODS]: raise WidgetError(f"unknown god {unknown[0]!r}: use {', '.join(GODS)}")
+        if opponent not in ("network", "uniform"): raise WidgetError(f"opponent must be 'network' or 'uniform', got {opponent!r}")
         self.board = GodBoardWidget(cell_px=cell_px)
         self.god_pickers = [ipywidgets.Dropdown(options=[(g.capitalize(), g) for g in GODS], value=gods[p],
                                                 description=f"{PLAYER_NAMES[p]}'s god") for p in (0, 1)]

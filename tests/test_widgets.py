@@ -205,6 +205,23 @@ def test_atlas_dome_switch_shows_whenever_a_click_plays_atlas():
     assert shown == [False, True]
 
 
+def test_a_learners_mistake_in_code_is_one_sentence_and_changes_nothing():
+    "Wrong arguments name themselves; a refused reset leaves the board as it was; Jupyter shows a WidgetError's sentence alone."
+    for make, words in [(lambda: PlayWidget("mcts", human=2), "human must be 0"),
+                        (lambda: GodPlayWidget(("zeus", "apollo")), "unknown god 'zeus'"),
+                        (lambda: GodPlayWidget("artemis"), "gods must be two names"),
+                        (lambda: GodPlayWidget(opponent="alphabeta"), "opponent must be 'network' or 'uniform'")]:
+        with pytest.raises(WidgetError, match=words): make()
+    board = BoardWidget(moves="C3")
+    with pytest.raises(WidgetError, match="play takes a move in notation"): board.play(12)  # a cell, not a move
+    with pytest.raises(WidgetError, match="A1 is taken"): board.reset(None, "A1 A1")
+    assert board.moves == ["C3"] and board.state == play_moves(initial_state(), ["C3"])
+    gods = GodBoardWidget(god_start(("artemis", "atlas")), "C3 B2")
+    with pytest.raises(WidgetError, match="C3 is taken"): gods.reset(god_start(("apollo", "pan")), "C3 C3")
+    assert gods.moves == ["C3", "B2"] and gods.state.gods == ("artemis", "atlas")
+    assert WidgetError("a sentence")._render_traceback_() == ["WidgetError: a sentence"]
+
+
 def test_the_controls_take_effect_at_new_game():
     "Changing the side (or the simulations) mid-game does not stop the engine: the game keeps its own until new game."
     game = PlayWidget("mcts", human=0, simulations=8)

@@ -386,6 +386,7 @@ BOARD_CSS = """
 .saz-board .saz-progress { height: 4px; background: #e3e3e3; margin-top: 3px; }
 .saz-board .saz-progress-fill { height: 100%; width: 0; background: #2c7be5; transition: width 0.1s; }
 .saz-board .saz-buttons button { margin-right: 6px; }
+.saz-board .saz-buttons button.saz-on { background: #1f4e99; color: white; border-color: #1f4e99; }
 .saz-board .saz-moves { max-height: 7.5em; overflow-y: auto; margin: 4px 0 0 0; padding: 0; max-width: 300px;
                         display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr));
                         list-style-position: inside; font-family: monospace; }

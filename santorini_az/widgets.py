@@ -650,10 +650,13 @@ class PlayWidget:
         self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
         self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
         self.new_game_button.on_click(lambda _: self.new_game())
+        self.pending = ipywidgets.HTML()  # says so while the controls differ from the game being played
+        for control in (self.side, self.opponent, self.simulations): control.observe(lambda _: self._show_pending(), names="value")
         self.view = ipywidgets.VBox([ipywidgets.HBox([self.side, self.opponent]),
-                                     ipywidgets.HBox([self.simulations, self.new_game_button]), self.board])
+                                     ipywidgets.HBox([self.simulations, self.new_game_button]), self.pending, self.board])
         self._game, self._thread, self.evaluate = 0, None, None
         self._human, self._simulations = human, simulations  # the game's own: the controls take effect at new game
+        self._opponent = opponent.strip()
         self.board.observe(lambda _: self._maybe_think(), names="moves")
         stop_when_unseen(self)
         self.new_game()
@@ -668,6 +671,12 @@ class PlayWidget:
         "The game so far in move notation (from the empty board)."
         return self.board.record
 
+    def _show_pending(self) -> None:
+        "A line under the controls while they differ from the game's own settings: they act at new game."
+        chosen = (self.side.value, self.opponent.value.strip(), self.simulations.value)
+        changed = chosen != (self._human, self._opponent, self._simulations)
+        self.pending.value = "<i>for the next game: press new game</i>" if changed else ""
+
     def to_svg(self) -> str: return self.board.to_svg()
     def _repr_svg_(self): return self.to_svg()
     def _repr_mimebundle_(self, **kwargs):
@@ -678,7 +687,8 @@ class PlayWidget:
 def _new_game(self: PlayWidget) -> None:
     "Start a new game with the settings in the controls."
     self._game += 1  # a search still running for the old game will throw its move away
-    self._human, self._simulations = self.side.value, self.simulations.value
+    self._human, self._simulations, self._opponent = self.side.value, self.simulations.value, self.opponent.value.strip()
+    self._show_pending()
     board = self.board
     with board._lock:
         self.evaluate, board.thinking, board.progress = None, False, 0.0

@@ -227,14 +227,17 @@ def test_the_controls_take_effect_at_new_game():
     game = PlayWidget("mcts", human=0, simulations=8)
     for _ in range(2): game.board.click(click_targets(game.board.state)[0])  # our two placements
     game.wait()
+    assert game.pending.value == ""
     game.side.value, game.simulations.value = 1, 50
     assert game.human == 0 and "8 simulations" in game.board.title
+    assert "for the next game: press new game" in game.pending.value  # said under the controls until then
     for cell in clicks_for(game.board.state, legal_actions(game.board.state)[0]): game.board.click(cell)
     game.wait()
     assert len(game.board.moves) == 6 and game.board.state.player == 0  # the engine answered our first move
     game.new_game()
     game.wait()
     assert game.human == 1 and len(game.board.moves) == 2 and "50 simulations" in game.board.title
+    assert game.pending.value == ""
 
 
 def test_mid_move_the_worker_is_drawn_where_it_goes():

@@ -1380,7 +1380,8 @@ class GodPlayWidget:
         self._network = None  # the shipped god network's evaluator, loaded at its first turn
         self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
         self.new_game_button.on_click(lambda _: self.new_game())
-        for picker in self.god_pickers: picker.observe(lambda _: self._show_powers(), names="value")
+        for control in [*self.god_pickers, self.side, self.simulations, self.opponent]:
+            control.observe(lambda _: self._show_powers(), names="value")
         self.view = ipywidgets.VBox([ipywidgets.HBox(self.god_pickers), self.powers,
                                      ipywidgets.HBox([self.side, self.opponent, self.simulations, self.new_game_button]), self.board])
         self._game, self._thread = 0, None
@@ -1405,11 +1406,13 @@ class GodPlayWidget:
         return self.board.record
 
     def _show_powers(self) -> None:
-        "The pickers' gods and their powers, said to be for the next game while they differ from the game's."
+        "The pickers' gods and their powers, said to be for the next game while any control differs from the game's."
         picked = tuple(p.value for p in self.god_pickers)
         lines = [f'<span style="color:{PLAYER_FILL[p]}"><b>{html.escape(power_line(p, g).split(":")[0])}</b>:'
                  f'</span> {html.escape(POWER_TEXT[g])}' for p, g in enumerate(picked)]
-        if picked != self.gods: lines.append("<i>for the next game: press new game</i>")
+        controls = (self.side.value, self.simulations.value, self.opponent.value)
+        if picked != self.gods or controls != (self._human, self._simulations, self._engine):
+            lines.append("<i>for the next game: press new game</i>")
         self.powers.value = "<br>".join(lines)
 
     def to_svg(self) -> str: return self.board.to_svg()

@@ -708,6 +708,10 @@ def test_god_game_engine_first_new_game_and_picture():
     assert "for the next game" in game.powers.value and game.gods == ("apollo", "pan") and game.human == 1  # ... not the game
     game.new_game()
     assert "for the next game" not in game.powers.value and game.gods == ("atlas", "pan")
+    game.simulations.value = 300  # the side, the engine and the simulations too wait for new game, and say so
+    assert "for the next game" in game.powers.value
+    game.simulations.value = 200_000
+    assert "for the next game" not in game.powers.value
     game.wait(timeout=60)
     assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
     assert not game.board.dome_shown  # Atlas places his workers: the switch comes with his first build

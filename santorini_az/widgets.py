@@ -374,7 +374,7 @@ export default { render };
 BOARD_JS = _BOARD_DRAW_JS + _BOARD_BOARD_JS + _BOARD_RENDER_JS
 
 BOARD_CSS = """
-.saz-board { font-family: sans-serif; font-size: 13px; display: inline-block; color: #222; }
+.saz-board { font-family: sans-serif; font-size: 13px; display: inline-block; color: #222; margin-right: 14px; }
 .saz-board svg { display: block; user-select: none; }
 .saz-board .saz-hit { cursor: pointer; }
 .saz-board.saz-readonly .saz-hit { cursor: default; }

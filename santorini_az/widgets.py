@@ -38,7 +38,7 @@ from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mi
 
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
-           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'status_line', 'move_cells',
+           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'climbed', 'status_line', 'move_cells',
            'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen',
            'check_side', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
            'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training',
@@ -399,10 +399,15 @@ def _as_state(position: State | str | None) -> State:
     try: return parse_position(position)
     except NotationError as e: raise WidgetError(str(e)) from None
 
+def climbed(board: State, player: int) -> str:
+    "': climbed onto level 3 on C5' where a worker of `player` stands on level 3 (a climb won the game), else ''."
+    cells = [c for c in board.workers[player] if board.heights[c] == WIN_LEVEL]
+    return f": climbed onto level 3 on {cell_name(cells[0])}" if cells else ""
+
 def status_line(state: State) -> str:
-    "Whose turn it is, or who has won, in words."
+    "Whose turn it is, or who has won and how, in words."
     if (w := winner(state)) is not None:
-        return f"player {w + 1} ({PLAYER_NAMES[w]}) has won{how_won(state)}"
+        return f"player {w + 1} ({PLAYER_NAMES[w]}) has won{how_won(state) or climbed(state, w)}"
     who = f"player {state.player + 1} ({PLAYER_NAMES[state.player]})"
     return f"{who} to place a worker" if in_setup(state) else f"{who} to move"
 
@@ -1039,7 +1044,9 @@ def power_line(player: int, god: str) -> str:
 def god_status_line(state: GodState) -> str:
     "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
-    if (w := node_winner(state)) is not None: return f"{who(w)} has won{god_how_won(state)}"
+    if (w := node_winner(state)) is not None:
+        pan = ": moved down two or more levels" if state.gods[w] == "pan" else ""  # Pan's own way to win
+        return f"{who(w)} has won{god_how_won(state) or climbed(state.board, w) or pan}"
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line

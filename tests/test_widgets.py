@@ -835,3 +835,15 @@ def test_the_engine_turns_progress_runs_once_per_search(monkeypatch):
             assert values == sorted(values) and all(0 <= v <= 1 for v in values), (format_god_position(state), values)
         state = god_apply(state, rng.choice(god_legal_turns(state)) if rng.random() < 0.5 else turn)
     assert searches > 20
+
+
+def test_the_status_line_says_how_a_game_was_won():
+    "A climb names the cell climbed; Pan's drop says so; a player left without a move was said before."
+    from santorini_az.gods import from_mortal
+    from santorini_az.widgets import god_status_line, status_line
+    climb = parse_position("0000000000002300000000000/1/C3,A1/E5,E4")  # C3 on level 2, D3 on level 3
+    assert status_line(play_moves(climb, ["C3>D3^C4"])) == "player 1 (red) has won: climbed onto level 3 on D3"
+    artemis = from_mortal(climb, ("artemis", "athena"))
+    assert god_status_line(god_apply(artemis, parse_turn(artemis, "C3>D3^C4"))).endswith("has won: climbed onto level 3 on D3")
+    pan = from_mortal(parse_position("0000000000002000000000000/1/C3,A1/E5,E4"), ("pan", "athena"))  # Pan on level 2
+    assert god_status_line(god_apply(pan, parse_turn(pan, "C3>B4^A5"))) == "player 1 (red, Pan) has won: moved down two or more levels"

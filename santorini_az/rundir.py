@@ -250,8 +250,9 @@ class TimeBudget:
         if plan is None or plan["last"] or plan["budget_seconds"] != self.seconds: return
         if room_for_another(self.left(), measured, evaluation, due): return
         slower = "slower than planned" if plan["iterations"] is not None else "too long for two"
-        plan.update(iterations=iteration, last=True, why=f"{plan['why']}; then {slower}: "
-                    f"{max(0.0, self.left()):.0f} s left before its evaluation, too few for one more")
+        left = max(0.0, self.left())
+        plan.update(iterations=iteration, last=True, seconds_left_at_evaluation=round(left, 1),
+                    why=f"{plan['why']}; then {slower}: {left:.0f} s left before its evaluation, too few for one more")
         self.save()
         say(f"plan: iteration {iteration} the last after all ({plan['why']})")
 

@@ -13,7 +13,7 @@ import random
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Container, NamedTuple, Sequence
 
 import anywidget
 import ipywidgets
@@ -39,12 +39,12 @@ from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mi
 # %% auto #0
 __all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
            'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'climbed', 'status_line', 'move_cells',
-           'BoardWidget', 'who_played', 'engine_moves', 'clickable_outcomes', 'engine_reply', 'stop_when_unseen',
-           'check_side', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget', 'selfplay_record',
-           'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen', 'watch_training',
-           'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click',
-           'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget',
-           'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
+           'BoardWidget', 'who_played', 'engine_moves', 'last_turn', 'clickable_outcomes', 'engine_reply',
+           'stop_when_unseen', 'check_side', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget',
+           'selfplay_record', 'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen',
+           'watch_training', 'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt',
+           'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position',
+           'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -425,7 +425,7 @@ class BoardWidget(anywidget.AnyWidget):
     moves = traitlets.List(traitlets.Unicode()).tag(sync=True)  # the moves played since `start`, in notation
     selection = traitlets.List(traitlets.Int()).tag(sync=True)  # the cells chosen so far this turn
     targets = traitlets.List(traitlets.Int()).tag(sync=True)  # the cells the next click may choose
-    last = traitlets.List(traitlets.Int()).tag(sync=True)  # the cells of the last move
+    last = traitlets.List(traitlets.Int()).tag(sync=True)  # the cells of the last turn (`last_turn`)
     status = traitlets.Unicode().tag(sync=True)
     message = traitlets.Unicode().tag(sync=True)
     refused = traitlets.Bool(False).tag(sync=True)  # was the last click refused (the message says why)
@@ -465,12 +465,14 @@ def who_played(humans: set, player: int) -> str:
     "'you' on a board where `player` alone is clicked for (a game against the engine), else 'player N'."
     return "you" if humans == {player} else f"player {player + 1}"
 
-def engine_moves(states: Sequence, moves: Sequence[str], human: int) -> list[str]:
-    "The engine's moves since the human's last (two in a row while placing); `states[k]` is the position before `moves[k]`."
+def engine_moves(states: Sequence, moves: Sequence[str], human: int, by_engine: Container[tuple] | None = None) -> list[str]:
+    """The engine's moves since the human's last (two in a row while placing); `states[k]` is the position before
+    `moves[k]`. `by_engine`: the records (`tuple(moves[:k + 1])`) that ended in a move the engine chose; a move of the
+    engine's side played in code is not one of them, and ends the list too."""
     played = []
-    for state, move in zip(reversed(states[:len(moves)]), reversed(moves)):
-        if state.player == human: break
-        played.append(move)
+    for k in reversed(range(len(moves))):
+        if states[k].player == human or (by_engine is not None and tuple(moves[:k + 1]) not in by_engine): break
+        played.append(moves[k])
     return played[::-1]
 
 def _reset(self: BoardWidget, position: State | str | None = None, moves: Sequence[str] | str = ()) -> None:
@@ -504,13 +506,22 @@ def _play(self: BoardWidget, action: Action | str) -> None:
             self.moves = self.moves + [format_action(state, action)]
             self._sync(f"{who_played(self.humans, state.player)} played {format_action(state, action)}")
 
+def last_turn(states: Sequence) -> list[int]:
+    """The indexes `k` of the moves of the last player's last turn (`states[k]` before each, the position now last):
+    its move, or both of a setup turn's placements, so that the marks show where both workers went."""
+    played = []
+    for k in reversed(range(len(states) - 1)):
+        if states[k].player != states[-2].player: break
+        played.append(k)
+    return played[::-1]
+
 def _sync(self: BoardWidget, message: str, refused: bool = False) -> None:
     state = self.state
     with self.hold_sync():
         self.position = format_position(self._drawn())
         self.selection = list(self._selection)
         self.targets = click_targets(state, self._selection) if self._accepts_clicks() else []
-        self.last = move_cells(self._states[-2], self._actions[-1]) if self._actions else []
+        self.last = [cell for k in last_turn(self._states) for cell in move_cells(self._states[k], self._actions[k])]
         self.status, self.message, self.refused = status_line(state), message, refused
 
 def _accepts_clicks(self: BoardWidget) -> bool:
@@ -659,7 +670,7 @@ class PlayWidget:
         for control in (self.side, self.opponent, self.simulations): control.observe(lambda _: self._show_pending(), names="value")
         self.view = ipywidgets.VBox([ipywidgets.HBox([self.side, self.opponent]),
                                      ipywidgets.HBox([self.simulations, self.new_game_button]), self.pending, self.board])
-        self._game, self._thread, self.evaluate = 0, None, None
+        self._game, self._thread, self.evaluate, self._by_engine = 0, None, None, set()
         self._human, self._simulations = human, simulations  # the game's own: the controls take effect at new game
         self._opponent = opponent.strip()
         self.board.observe(lambda _: self._maybe_think(), names="moves")
@@ -692,6 +703,7 @@ class PlayWidget:
 def _new_game(self: PlayWidget) -> None:
     "Start a new game with the settings in the controls."
     self._game += 1  # a search still running for the old game will throw its move away
+    self._by_engine = set()  # the records that ended in a move the engine chose (`engine_moves`)
     self._human, self._simulations, self._opponent = self.side.value, self.simulations.value, self.opponent.value.strip()
     self._show_pending()
     board = self.board
@@ -718,9 +730,10 @@ def _maybe_think(self: PlayWidget) -> None:
             return
         board.thinking, board.progress = True, 0.0
         board._sync("the engine is thinking")
-        game = self._game
-        self._thread = threading.Thread(target=self._think, args=(state, game), daemon=True)
-        self._thread.start()
+        # started before `wait` can see it (under the lock: the thread cannot start a next one before this line)
+        thread = threading.Thread(target=self._think, args=(state, self._game), daemon=True)
+        thread.start()
+        self._thread = thread
 
 PlayWidget.new_game, PlayWidget._maybe_think = _new_game, _maybe_think
 
@@ -739,8 +752,10 @@ def _think(self: PlayWidget, state: State, game: int) -> None:
         if board.state != state: action, error = None, None  # played or reset in code meanwhile: search what is there
         if action is not None:
             board.play(action)
+            self._by_engine.add(tuple(board.moves))
             if winner(board.state) is None and board.state.player == self.human:
-                board._sync(f"the engine played {' and '.join(engine_moves(board._states, board.moves, self.human))}: your turn")
+                played = " and ".join(engine_moves(board._states, board.moves, self.human, self._by_engine))
+                board._sync(f"the engine played {played}: your turn")
         if error: board._sync(error, refused=True)
     self._maybe_think()
 
@@ -809,12 +824,16 @@ class InspectWidget:
     def __init__(self, position: State | str | None = None, moves: Sequence[str] | str = (), specs=("mcts",),
                  simulations: int = 200, ply: int | None = None, top: int = 4, cell_px: int = 44):
         specs = [specs] if isinstance(specs, str) else list(specs)
+        if not 1 <= len(specs) <= 2:
+            raise WidgetError(f"specs must name one or two evaluators, like ['mcts', 'champion']; got {specs!r}")
         self.specs, self.simulations, self.top, self.cell_px = specs, simulations, top, cell_px
         self.evaluators = [self.load(spec) for spec in specs]
         replay = self.record_board(position, moves)
         self.states, self.moves, self._cache = replay._states, list(replay.moves), {}
         if ply is None:  # the last position; for a finished game, the last one with a move to choose
             ply = len(self.moves) - (bool(self.moves) and self.inspection(len(self.moves)) is None)
+        elif not 0 <= ply <= len(self.moves):
+            raise WidgetError(f"ply must be between 0 and {len(self.moves)}, the moves of this record; got {ply}")
         self.slider = ipywidgets.IntSlider(value=ply, min=0, max=len(self.moves),
                                            description="ply", layout=ipywidgets.Layout(width="420px"))
         self.header = ipywidgets.HTML()
@@ -1261,8 +1280,8 @@ def _god_sync(self: GodBoardWidget, message: str, refused: bool = False) -> None
         self.can_end = accepts and END_ACTION in legal_sub_actions(node)
         # Atlas's switch, when a click plays his turn (not his placements: a dome is a build)
         self.dome_shown = accepts and node.state.gods[node.state.player] == "atlas" and not in_setup(node.state.board)
-        self.last = turn_cells(node.state, node.steps) if node.steps else (
-            turn_cells(self._states[-2], self._turns[-1]) if self._turns else [])
+        self.last = turn_cells(node.state, node.steps) if node.steps else [
+            cell for k in last_turn(self._states) for cell in turn_cells(self._states[k], self._turns[k])]
         self.status, self.message, self.refused = god_status_line(node.state), message, refused
 
 GodBoardWidget.reset, GodBoardWidget.play, GodBoardWidget._sync = _god_reset, _god_play, _god_sync
@@ -1391,7 +1410,7 @@ class GodPlayWidget:
             control.observe(lambda _: self._show_powers(), names="value")
         self.view = ipywidgets.VBox([ipywidgets.HBox(self.god_pickers), self.powers,
                                      ipywidgets.HBox([self.side, self.opponent, self.simulations, self.new_game_button]), self.board])
-        self._game, self._thread = 0, None
+        self._game, self._thread, self._by_engine = 0, None, set()
         self._human, self._simulations, self._engine = human, simulations, opponent  # the controls act at new game
         self.board.observe(lambda _: self._maybe_think(), names="moves")
         stop_when_unseen(self)
@@ -1430,6 +1449,7 @@ class GodPlayWidget:
 def _god_new_game(self: GodPlayWidget) -> None:
     "Start a new game with the gods, side, engine and simulations in the controls."
     self._game += 1  # a search still running for the old game stops at its next evaluation
+    self._by_engine = set()  # the records that ended in a turn the engine chose (`engine_moves`)
     self._human, self._simulations, self._engine = self.side.value, self.simulations.value, self.opponent.value
     gods = tuple(p.value for p in self.god_pickers)
     board = self.board
@@ -1455,8 +1475,9 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
             return
         board.thinking, board.progress = True, 0.0
         board._sync("the engine is thinking")
-        self._thread = threading.Thread(target=self._think, args=(state, self._game), daemon=True)
-        self._thread.start()
+        thread = threading.Thread(target=self._think, args=(state, self._game), daemon=True)
+        thread.start()  # before `wait` can see it, as in `PlayWidget`
+        self._thread = thread
 
 def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
     board = self.board
@@ -1472,8 +1493,9 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
         if board.state != state: turn, error = None, None  # played or reset in code meanwhile: search what is there
         if turn is not None:
             board.play(turn)
+            self._by_engine.add(tuple(board.moves))
             if node_winner(board.state) is None and board.state.player == self.human:  # else it plays on at once
-                played = " and ".join(engine_moves(board._states, board.moves, self.human))
+                played = " and ".join(engine_moves(board._states, board.moves, self.human, self._by_engine))
                 board._sync(f"the engine played {played}: your turn: {god_prompt(board.node)}")
         if error: board._sync(error, refused=True)
     self._maybe_think()

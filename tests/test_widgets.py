@@ -183,11 +183,13 @@ def test_a_board_changed_in_code_while_the_engine_thinks_gets_a_move_for_the_pos
     game.board.play("C3")  # player 1's first placement, made in code: the engine places its second worker after it
     game.wait(timeout=60)
     assert game.board.moves[0] == "C3" and len(game.board.moves) == 2 and game.board.state.player == 1
+    assert game.board.message == f"the engine played {game.board.moves[1]}: your turn"  # C3 was played in code, not by it
     gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=200_000)
     gods._simulations = 8
     gods.board.reset(god_start(("apollo", "minotaur")))
     gods.wait(timeout=60)
     assert gods.board.state.gods == ("apollo", "minotaur") and len(gods.board.moves) == 2 and gods.board.state.player == 1
+    assert gods.board.message.startswith(f"the engine played {gods.board.moves[0]} and {gods.board.moves[1]}: your turn")
 
 
 def test_atlas_dome_switch_shows_whenever_a_click_plays_atlas():
@@ -331,6 +333,16 @@ def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):
     look.slider.value = 6
     assert look.rows[0]["share"].last and look.rows[0]["share"].position == format_position(play_moves(initial_state(), record))
     ET.fromstring(look.to_svg())
+
+
+@pytest.mark.parametrize("settings, culprit", [({"specs": []}, "specs must name one or two"),
+                                                ({"specs": ["mcts"] * 3}, "specs must name one or two"),
+                                                ({"ply": 7}, "ply must be between 0 and 6"),
+                                                ({"ply": -1}, "ply must be between 0 and 6")])
+def test_the_inspect_widget_names_a_setting_it_cannot_show(settings, culprit):
+    "No evaluator, three, or a ply past the record's end: one sentence naming the setting, not an empty or clamped view."
+    with pytest.raises(WidgetError, match=culprit):
+        InspectWidget(moves="C3 B2 D2 E1 C3>C4^D5 E1>E2^E1", simulations=8, **settings)
 
 
 def test_the_inspect_widget_names_a_runs_checkpoint_after_its_run(checkpoint, tmp_path):
@@ -847,3 +859,13 @@ def test_the_status_line_says_how_a_game_was_won():
     assert god_status_line(god_apply(artemis, parse_turn(artemis, "C3>D3^C4"))).endswith("has won: climbed onto level 3 on D3")
     pan = from_mortal(parse_position("0000000000002000000000000/1/C3,A1/E5,E4"), ("pan", "athena"))  # Pan on level 2
     assert god_status_line(god_apply(pan, parse_turn(pan, "C3>B4^A5"))) == "player 1 (red, Pan) has won: moved down two or more levels"
+
+
+def test_the_last_turn_is_marked_whole_both_placements_of_a_setup_turn():
+    "A setup turn places two workers: both are marked as the last turn (the engine's first placement was unmarked)."
+    for board in (BoardWidget(moves="C3 B2"), GodBoardWidget(god_start(("apollo", "pan")), "C3 B2")):
+        assert sorted(board.last) == sorted([at("C3"), at("B2")]), type(board).__name__
+        board.play("D2")
+        assert board.last == [at("D2")]  # the other player's first placement only
+    board = BoardWidget(moves="C3 B2 D2 E1 C3>C4^D5")
+    assert sorted(board.last) == sorted([at("C3"), at("C4"), at("D5")])  # after the setup, one move a turn

@@ -225,7 +225,7 @@ export class Board3D implements BoardView {
     scene.targets.forEach((cell) => ring(cell, "#2ecc71", 0.44));
     scene.selected.forEach((cell) => ring(cell, "#f1c40f", 0.47));
     scene.hint.forEach((cell) => ring(cell, "#9b59b6", 0.36));
-    scene.last.forEach((cell) => ring(cell, "#ffffff", 0.3, 0.7)); // what the last move changed
+    scene.last.forEach((cell) => ring(cell, "#ffffff", 0.3, 0.7)); // what the last turn changed
     scene.overlay.forEach((share, cell) => {
       if (share < 0.01) return;
       const disc = new THREE.Mesh(new THREE.CircleGeometry(0.1 + 0.3 * Math.sqrt(share), 32),

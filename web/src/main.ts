@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { changedCells, click, forPlayerOne, moveList, nextClick, type Selection, targets } from "./selection";
+import { changedCells, click, forPlayerOne, lastTurnStart, moveList, nextClick, type Selection, targets } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -157,14 +157,14 @@ function sceneOf(info: PositionInfo | GodInfo): BoardScene {
     selected: new Set([game.selection.from, game.selection.to].filter((c): c is number => c !== undefined)),
     overlay: kind === "visits" ? search!.cells.map((c) => c.share) : kind === "priors" ? network!.cells.map((c) => c.prior) : [],
     overlayKind: kind, hint: game.hint,
-    last: before !== undefined && !midTurn ? changedCells(before, shown) : new Set(),
+    last: before !== undefined && !midTurn ? changedCells(game.positions[lastTurnStart(game.positions, game.index)], shown) : new Set(),
   };
 }
 
 /** What the marks on the board mean, for the marks drawn now. */
 function legend(scene: BoardScene): string {
   const flat = view instanceof Board2D, parts = [];
-  if (scene.last.size) parts.push(`${flat ? "dashed squares" : "white rings"}: what the last move changed`);
+  if (scene.last.size) parts.push(`${flat ? "dashed squares" : "white rings"}: what the last turn changed`);
   if (scene.overlayKind === "visits") parts.push(`orange ${flat ? "percentages" : "discs"}: the last search's visits, by the cell each move goes to`);
   if (scene.overlayKind === "priors") parts.push(`purple ${flat ? "percentages" : "discs"}: the network's priors, by the cell each move goes to`);
   if (scene.hint.length) parts.push(`${flat ? "purple borders" : "purple rings"}: the hint`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, changedCells, click, forPlayerOne, moveList, nextClick, targets } from "./selection";
+import { cellName, changedCells, click, forPlayerOne, lastTurnStart, moveList, nextClick, targets } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -88,5 +88,20 @@ describe("changedCells", () => {
   });
   it("marks nothing between two equal boards", () => {
     expect(changedCells("0000000000000000000000000/2/C3,A1/E5,E4", "0000000000000000000000000/2/C3,A1/E5,E4").size).toBe(0);
+  });
+});
+
+describe("lastTurnStart", () => {
+  const setup = ["0000000000000000000000000/1//", "0000000000000000000000000/1/C3/", "0000000000000000000000000/2/C3,B2/",
+    "0000000000000000000000000/2/C3,B2/D2", "0000000000000000000000000/1/C3,B2/D2,E1", "0001000000000000000000000/2/C4,B2/D2,E1"];
+  it("goes back over both placements of a setup turn", () => {
+    expect(lastTurnStart(setup, 2)).toBe(0);
+    expect(lastTurnStart(setup, 4)).toBe(2);
+    expect([...changedCells(setup[lastTurnStart(setup, 2)], setup[2])].sort((x, y) => x - y)).toEqual([12, 16]);
+  });
+  it("goes back one position for a first placement and for a move", () => {
+    expect(lastTurnStart(setup, 1)).toBe(0);
+    expect(lastTurnStart(setup, 3)).toBe(2);
+    expect(lastTurnStart(setup, 5)).toBe(4);
   });
 });

@@ -90,3 +90,12 @@ export function changedCells(before: string, after: string): Set<number> {
     if (a.levels[cell] !== b.levels[cell] || a.occupants[cell] !== b.occupants[cell]) changed.add(cell);
   return changed;
 }
+
+/** The index of the position before the last turn of `positions[0..index]`: one move back, or two where one player
+ * placed both workers in a row (a setup turn), so that the marks show where both went. */
+export function lastTurnStart(positions: string[], index: number): number {
+  const mover = (position: string) => position.split("/")[1];
+  let start = index - 1;
+  while (start > 0 && mover(positions[start - 1]) === mover(positions[index - 1])) start--;
+  return start;
+}

@@ -352,6 +352,7 @@ function render({ model, el }) {
     message.textContent = m.message;
     message.classList.toggle("saz-refused", m.refused);
     bar.style.visibility = m.thinking ? "visible" : "hidden";
+    bar.style.width = `${svg.getAttribute("width")}px`;  // as wide as the board, not as the lines under it
     fill.style.width = `${Math.round(100 * m.progress)}%`;
     buttons.style.display = m.controls ? "" : "none";
     end.style.display = m.can_end === undefined ? "none" : "";  // only god boards have the traits
@@ -387,7 +388,7 @@ BOARD_CSS = """
 .saz-board .saz-progress-fill { height: 100%; width: 0; background: #2c7be5; transition: width 0.1s; }
 .saz-board .saz-buttons button { margin-right: 6px; }
 .saz-board .saz-buttons button.saz-on { background: #1f4e99; color: white; border-color: #1f4e99; }
-.saz-board .saz-moves { max-height: 7.5em; overflow-y: auto; margin: 4px 0 0 0; padding: 0; max-width: 300px;
+.saz-board .saz-moves { max-height: 7.5em; line-height: 1.25em; overflow-y: auto; margin: 4px 0 0 0; padding: 0; max-width: 300px;
                         display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5em, 1fr));
                         list-style-position: inside; font-family: monospace; }
 """

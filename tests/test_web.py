@@ -208,7 +208,9 @@ def test_whole_game_by_clicking(site, browser):
     game = play_to_the_end(page, random.Random(seed))
     assert_legal_game(game)
     winner = game["info"]["winner"]
-    how = f"(player {2 - winner} cannot move)" if game["info"]["stuck"] else f"(a worker of player {winner + 1} climbed onto level 3)"
+    final = play_moves(initial_state(), game["moves"])
+    how = f"(player {2 - winner} cannot move)" if game["info"]["stuck"] else (
+        f"(player {winner + 1} climbed onto level 3 on {next(cell_name(c) for c in final.workers[winner] if final.heights[c] == 3)})")
     assert page.inner_text("#result").startswith(f"Player {winner + 1} has won {how}")
     assert page.inner_text("#evalsource") == f"the game is over: player {winner + 1} won"  # not the last search's value
     assert page.inner_text("#evaltext") == ("+1.00" if winner == 0 else "-1.00")

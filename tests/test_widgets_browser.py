@@ -221,6 +221,9 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
             if board.over(): break
         played = board.moves()
         assert len(played) >= 6 and (board.over() or len(played) == 14), played
+        rows = board.root.locator(".saz-moves").evaluate(
+            "n => { const s = getComputedStyle(n); return parseFloat(s.maxHeight) / parseFloat(s.lineHeight); }")
+        assert rows == 6, rows  # a list scrolled to its end shows six whole lines, not a top line cut in half
 
         board.root.locator(".saz-undo").click()  # back to the human's previous turn
         board.wait(f"board.querySelectorAll('.saz-moves li').length < {len(played)}")
@@ -242,6 +245,8 @@ def test_play_against_the_engine_by_clicking_in_jupyterlab(jupyterlab, tmp_path)
         page.locator(".jp-OutputArea-output", has_text="the kernel answers: 42").wait_for(timeout=STEP_TIMEOUT_MS)
         slow = page.locator(BOARD).nth(1)
         assert slow.locator(".saz-progress").evaluate("n => n.style.visibility") == "visible"  # still thinking
+        assert slow.evaluate("b => Math.abs(b.querySelector('.saz-progress').getBoundingClientRect().width - "
+                             "b.querySelector('svg').getBoundingClientRect().width) < 1")  # the board's width
         if shots != tmp_path: slow.screenshot(path=str(shots / "widgets_thinking.png"))
         # The same cell again while its engine thinks: the old board's view goes, and the browser tells the kernel.
         run_cell(page, 2)

@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { changedCells, click, forPlayerOne, lastTurnStart, moveList, nextClick, type Selection, targets } from "./selection";
+import { changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, type Selection, targets } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -129,9 +129,8 @@ async function show() {
   draw();
   if (info.winner !== null) {
     const who = info.winner === game.human ? "you win" : "the engine wins";
-    const how = info.stuck ? ` (player ${info.player + 1} ${isGodInfo(info) ? "has no legal turn" : "cannot move"})`
-      : isGodInfo(info) ? "" : ` (a worker of player ${info.winner + 1} climbed onto level 3)`;
-    $("result").textContent = `Player ${info.winner + 1} has won${how}: ${who}.`;
+    const how = howWon({ ...info, winner: info.winner, gods: isGodInfo(info) ? info.gods : undefined });
+    $("result").textContent = `Player ${info.winner + 1} has won${how ? ` (${how})` : ""}: ${who}.`;
   } else $("result").textContent = "";
   if (info.winner === null && info.player !== game.human && game.index === game.positions.length - 1) think();
   else if (info.winner === null) analyse(position, steps); // the network's view of what is on the board

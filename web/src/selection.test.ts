@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, changedCells, click, forPlayerOne, lastTurnStart, moveList, nextClick, targets } from "./selection";
+import { cellName, changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, targets } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -103,5 +103,25 @@ describe("lastTurnStart", () => {
     expect(lastTurnStart(setup, 1)).toBe(0);
     expect(lastTurnStart(setup, 3)).toBe(2);
     expect(lastTurnStart(setup, 5)).toBe(4);
+  });
+});
+
+describe("howWon", () => {
+  const heights = Array<number>(25).fill(0);
+  heights[2] = 3; // C5 is a level-3 tower
+  it("names the cell of a climb, for mortals and gods alike", () => {
+    expect(howWon({ heights, workers: [[2, 20], [0, 1]], winner: 0, player: 1, stuck: false }))
+      .toBe("player 1 climbed onto level 3 on C5");
+    expect(howWon({ heights, workers: [[20, 21], [2, 1]], winner: 1, player: 0, stuck: false, gods: ["atlas", "apollo"] }))
+      .toBe("player 2 climbed onto level 3 on C5");
+  });
+  it("says Pan's drop where no worker of the winner stands on level 3", () => {
+    expect(howWon({ heights, workers: [[20, 21], [0, 1]], winner: 1, player: 0, stuck: false, gods: ["atlas", "pan"] }))
+      .toBe("player 2's Pan moved down two or more levels");
+  });
+  it("says who was left without a move", () => {
+    expect(howWon({ heights, workers: [[20, 21], [0, 1]], winner: 1, player: 0, stuck: true })).toBe("player 1 cannot move");
+    expect(howWon({ heights, workers: [[20, 21], [0, 1]], winner: 1, player: 0, stuck: true, gods: ["pan", "atlas"] }))
+      .toBe("player 1 has no legal turn");
   });
 });

@@ -99,3 +99,13 @@ export function lastTurnStart(positions: string[], index: number): number {
   while (start > 0 && mover(positions[start - 1]) === mover(positions[index - 1])) start--;
   return start;
 }
+
+/** How a finished game was won, for the result line: the loser to move was left without a move (`stuck`), a worker of
+ * the winner stands on level 3 (a climb), or else Pan's own way, a worker moved down two or more levels. */
+export function howWon(info: { heights: number[]; workers: number[][]; winner: number; player: number; stuck: boolean;
+                               gods?: string[] }): string {
+  if (info.stuck) return `player ${info.player + 1} ${info.gods ? "has no legal turn" : "cannot move"}`;
+  const top = info.workers[info.winner].find((cell) => info.heights[cell] === 3);
+  if (top !== undefined) return `player ${info.winner + 1} climbed onto level 3 on ${cellName(top)}`;
+  return info.gods?.[info.winner] === "pan" ? `player ${info.winner + 1}'s Pan moved down two or more levels` : "";
+}

@@ -179,7 +179,9 @@ def board_picture(state: State, px: int = 56, *, flipped: bool = False, selectio
             out.append(f'<rect x="{x + inset:.1f}" y="{y + inset:.1f}" width="{px - 2 * inset:.1f}" height="{px - 2 * inset:.1f}" '
                        f'fill="{LEVEL_FILL[k]}" stroke="#6d6250"/>')
         if level == DOME:
-            out.append(f'<circle cx="{x + px / 2}" cy="{y + px / 2}" r="{px * 0.34:.1f}" fill="#1d3f80" stroke="#a9c1ea" stroke-width="3"/>')
+            # a dome as the web app's 2D board draws it (◉): a disc with a white ring inside, unlike a worker's lettered disc
+            out.append(f'<circle cx="{x + px / 2}" cy="{y + px / 2}" r="{px * 0.36:.1f}" fill="#1f4e99"/>'
+                       f'<circle cx="{x + px / 2}" cy="{y + px / 2}" r="{px * 0.2:.1f}" fill="none" stroke="white" stroke-width="2.5"/>')
         if heat and heat[cell] > 0:
             out.append(f'<rect x="{x}" y="{y}" width="{px}" height="{px}" fill="#f28e2b" fill-opacity="{0.75 * heat[cell]:.3f}"/>')
         if 0 < level < DOME:
@@ -274,8 +276,10 @@ function drawBoard(svg, m) {
       add(svg, "rect", { x: x + inset, y: y + inset, width: px - 2 * inset, height: px - 2 * inset,
                          fill: LEVEL_FILL[k], stroke: "#6d6250" });
     }
-    if (level === 4) add(svg, "circle", { cx: x + px / 2, cy: y + px / 2, r: px * 0.34, fill: "#1d3f80", stroke: "#a9c1ea",
-                                          "stroke-width": 3 });
+    if (level === 4) {  // a dome (the web app's ◉): a disc with a white ring inside
+      add(svg, "circle", { cx: x + px / 2, cy: y + px / 2, r: px * 0.36, fill: "#1f4e99" });
+      add(svg, "circle", { cx: x + px / 2, cy: y + px / 2, r: px * 0.2, fill: "none", stroke: "white", "stroke-width": 2.5 });
+    }
     if (m.heat.length && m.heat[cell] > 0)
       add(svg, "rect", { x, y, width: px, height: px, fill: "#f28e2b", "fill-opacity": 0.75 * m.heat[cell] });
     if (level > 0 && level < 4) add(svg, "text", { x: x + 8, y: y + 17, "font-size": 10, fill: "#4a4030" }, level);

@@ -869,3 +869,18 @@ def test_the_last_turn_is_marked_whole_both_placements_of_a_setup_turn():
         assert board.last == [at("D2")]  # the other player's first placement only
     board = BoardWidget(moves="C3 B2 D2 E1 C3>C4^D5")
     assert sorted(board.last) == sorted([at("C3"), at("C4"), at("D5")])  # after the setup, one move a turn
+
+
+def test_a_dome_is_drawn_unlike_a_worker():
+    "A dome is a disc with a white ring inside and no letter (the web app's ◉), a worker a lettered disc in its colour."
+    board = BoardWidget("4000000000000000000000000/1/C3,B2/D2,E1")  # a dome on A5
+    root = ET.fromstring(board.to_svg())
+    ns = "{http://www.w3.org/2000/svg}"
+    px, gutter = board.cell_px, 18
+    centre = (gutter + px / 2, px / 2)  # A5: the top left cell
+    at_dome = [c for c in root.iter(f"{ns}circle") if (float(c.get("cx")), float(c.get("cy"))) == centre]
+    assert [(c.get("fill"), c.get("stroke")) for c in at_dome] == [("#1f4e99", None), ("none", "white")]
+    worker_fills = {c.get("fill") for c in root.iter(f"{ns}circle") if c.get("stroke") == "#222"}
+    assert worker_fills == {"#d9534f", "#2c7be5"} and "#1f4e99" not in worker_fills
+    letters = [t for t in root.iter(f"{ns}text") if t.text in ("a", "b", "x", "y")]
+    assert len(letters) == 4 and all((float(t.get("x")), float(t.get("y")) - 5) != centre for t in letters)

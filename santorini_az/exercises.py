@@ -7,6 +7,7 @@ Docs: https://santorini-az.github.io/santorini_az/exercises.html.md"""
 # %% ../nbs/34_exercises.ipynb #91256aaf
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import linecache
@@ -61,11 +62,25 @@ class ExerciseFailed(AssertionError):
 class _NotWritten(Exception):
     "The learner's function is still the stub: it raised NotImplementedError."
 
+_answers = 0  # how often the learner's function has answered in the check under way (`_checking` starts it at 0)
+
+def _is_stub(error: NotImplementedError, fn: Callable) -> bool:
+    """Is this the stub's NotImplementedError: raised at `fn`'s first call by its own code, which has no branch? One
+    raised later, in a case the function leaves for later (an `if`), or by a function it calls, is a part still to
+    write, named with its input like any other error."""
+    tb = error.__traceback__
+    while tb.tb_next is not None: tb = tb.tb_next
+    code = getattr(fn, "__code__", None)
+    return (_answers == 0 and tb.tb_frame.f_code is code
+            and not any("JUMP" in i.opname for i in dis.get_instructions(code)))
+
 def _checking(name: str, fn: Callable, body: Callable[[Callable], str]) -> bool:
     "Run a checker's `body`: one ✓ line and True, one line and False for a stub, or ExerciseFailed when wrong."
     if not callable(fn):
         raise ExerciseFailed(f"✗ {name}: expected a function, got {_kind(fn)}.\n\nHINT: pass the function itself, "
                              f"without calling it: {name}(my_function), not {name}(my_function(...))")
+    global _answers
+    _answers = 0
     try: agreed = body(fn)
     except _NotWritten:
         print(f"… {name}: not written yet: fill in `{getattr(fn, '__name__', 'your function')}` above, "
@@ -258,6 +273,11 @@ def _as_number(x) -> float:
     if x is None or isinstance(x, (str, bytes)): raise _WrongType("")
     return float(x)
 
+def _as_target(x) -> float:
+    "A value target: a number, not True or False (which Python counts as 1 and 0, where a target is +1 or -1)."
+    if isinstance(x, (bool, np.bool_)): raise _WrongType("")
+    return _as_number(x)
+
 def _as_index(x) -> int:
     "A whole number (an int, a numpy integer, a one-number integer tensor) as an int; a float is not one."
     if isinstance(x, bool): raise _WrongType("")
@@ -274,6 +294,12 @@ def _numeric_array(x) -> np.ndarray:
     values = _as_numpy(x) if "torch" in sys.modules and isinstance(x, sys.modules["torch"].Tensor) else np.asarray(x)
     if values.dtype.kind not in "biuf": raise _WrongType(f"its entries are {values.dtype}, not numbers")
     return values
+
+def _float_array(x) -> np.ndarray:
+    "A numpy array of floats, as it is (the planes a model reads: not a list, a tensor or an array of bools)."
+    if not isinstance(x, np.ndarray): raise _WrongType("")
+    if x.dtype.kind != "f": raise _WrongType(f"its entries are {x.dtype}, not floats like the input's {np.float32.__name__}")
+    return x
 
 def _as_tensor(x):
     "A torch tensor, as it is."
@@ -313,6 +339,9 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
     if isinstance(error, TypeError) and not _learner_lines(error, home):
         return (f"the checker calls your function with {len(args)} argument{'' if len(args) == 1 else 's'}, as its "
                 "docstring says: check your function's parameters")
+    if isinstance(error, NotImplementedError):
+        return ("part of it is still to write: the line above (a case your function leaves for later, or a function it "
+                "calls) raised NotImplementedError on this input")
     if isinstance(error, OverflowError):
         return ("a number grew too large for a float (a power or an exp of a large number): scale first, e.g. divide "
                 "every visit count by the largest before raising it to the power 1 / temperature")
@@ -322,6 +351,13 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
                 "finished game), each call a step closer")
     return "call your function on that input yourself to see the whole traceback"
+
+def _raised(error: BaseException, args: tuple, shown_input: Callable[[], str], home: str) -> ExerciseFailed:
+    "The failure of a learner's function that raised `error` on `args`: the error, the lines it went through, the input."
+    where = "".join(f"\n{line}" for line in _learner_lines(error, home))
+    said = f": {error}" if str(error) else ""
+    return ExerciseFailed(f"your function raised {type(error).__name__}{said}{where}\n\non this input:\n{shown_input()}"
+                          f"\n\nHINT: {_raise_hint(error, args, home)}", error)
 
 def _parameter(fn: Callable, i: int) -> str:
     "The learner's name for argument `i` (`visits`), or 'argument i + 1' where it has none."
@@ -357,8 +393,11 @@ def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _R
         if returns is not None and returns.iterators and isinstance(got, Iterator): got = list(got)  # its code runs now
         return got
     home = getattr(fn, "__module__", None) or "__main__"
+    global _answers
     try: got = _run_limited(run, TIME_LIMIT)
-    except NotImplementedError: raise _NotWritten() from None
+    except NotImplementedError as e:
+        if _is_stub(e, fn): raise _NotWritten() from None
+        raise _raised(e, args, shown_input, home) from None
     except ExerciseFailed: raise
     except _TimedOut as e:
         where = "\n".join(_learner_lines(e, home))
@@ -368,10 +407,8 @@ def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _R
             "HINT: look for a loop that never ends: a `while` whose condition nothing inside the loop changes, or a "
             "recursion that never reaches its base case. If your function is only slow, give it more time: "
             "santorini_az.exercises.TIME_LIMIT = 30 (seconds)") from None
-    except (Exception, SystemExit) as e:
-        where = "".join(f"\n{line}" for line in _learner_lines(e, home))
-        raise ExerciseFailed(f"your function raised {type(e).__name__}: {e}{where}\n\non this input:\n{shown_input()}"
-                             f"\n\nHINT: {_raise_hint(e, args, home)}", e) from None
+    except (Exception, SystemExit) as e: raise _raised(e, args, shown_input, home) from None
+    _answers += 1
     for i, (arg, depth, old) in enumerate(zip(args, depths, before)):
         if depth is None or (change := _difference(old, _snapshot(arg, depth))) is None: continue
         name, (path, how) = _parameter(fn, i), change
@@ -535,25 +572,31 @@ def check_legal_actions(fn: Callable[[State], Iterable]) -> bool:
     return _checking("check_legal_actions", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #6785f64c
+# Wrong cell names learners often write, each with what to say: (row, column) -> name.
+_CELL_NAME_MISTAKES = (
+    (lambda row, col: cell_name(5 * row + col).lower(), "files are capital letters: 'A5', not 'a5'"),
+    (lambda row, col: f"{'ABCDE'[col]}{row + 1}", "rank 5 is the top row (row 0): the rank is 5 - row"),
+    (lambda row, col: f"{'ABCDE'[row]}{5 - col}", "the letter (file) names the column, the number (rank) the row"),
+    (lambda row, col: f"{'ABCDE'[row]}{col + 1}",
+     "the letter (file) names the column, the number (rank) the row; and rank 5 is the top row (the rank is 5 - row)"),
+    (lambda row, col: f"{'ABCDE'[col]}{row}", "ranks run from 1 to 5"),
+    (lambda row, col: f"{'ABCDE'[col]}{4 - row}", "ranks run from 1 to 5"),
+)
+
 def check_cell_name(fn: Callable[[int], str]) -> bool:
     """Check `fn(cell) -> name` for the 25 cells: file A-E for the column, rank 5 (top row) to 1 (bottom row),
     e.g. 0 -> 'A5', 24 -> 'E1', against `notation.cell_name` (chapter 1a)."""
     def body(fn):
-        for cell in range(25):
-            got = _call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})",
-                        _Returns("a string such as 'A5'", _as_string))
-            expected = cell_name(cell)
-            if got == expected: continue
-            row, col = divmod(cell, 5)
-            hints = []
-            if got.upper() == expected: hints.append("files are capital letters: 'A5', not 'a5'")
-            elif got == f"{'ABCDE'[col]}{row + 1}": hints.append("rank 5 is the top row (row 0): the rank is 5 - row")
-            elif got == f"{'ABCDE'[row]}{5 - col}" or got == f"{'ABCDE'[row]}{col + 1}":
-                hints.append("the letter (file) names the column, the number (rank) the row")
-            elif got == f"{'ABCDE'[col]}{row}" or got == f"{'ABCDE'[col]}{4 - row}": hints.append("ranks run from 1 to 5")
-            raise ExerciseFailed(f"cell {cell} (row {row}, column {col}): expected {expected!r}, got {got!r}.\n\n"
-                                 + _hints(hints, "cell = 5·row + column; the file is 'ABCDE'[column], the rank 5 - row"))
-        return "notation.cell_name on all 25 cells"
+        got = [_call(fn, (cell,), lambda: f"cell = {cell} (row {cell // 5}, column {cell % 5})",
+                     _Returns("a string such as 'A5'", _as_string)) for cell in range(25)]
+        wrong = [cell for cell in range(25) if got[cell] != cell_name(cell)]
+        if not wrong: return "notation.cell_name on all 25 cells"
+        cell, (row, col) = wrong[0], divmod(wrong[0], 5)
+        # the hint of the mistake that gives every one of the 25 names (one cell alone may fit several: A1 at cell 0)
+        hints = [hint for mistake, hint in _CELL_NAME_MISTAKES
+                 if all(got[k] == mistake(*divmod(k, 5)) for k in range(25))]
+        raise ExerciseFailed(f"cell {cell} (row {row}, column {col}): expected {cell_name(cell)!r}, got {got[cell]!r}.\n\n"
+                             + _hints(hints[:1], "cell = 5·row + column; the file is 'ABCDE'[column], the rank 5 - row"))
     return _checking("check_cell_name", fn, body)
 
 # %% ../nbs/34_exercises.ipynb #4706002d
@@ -579,7 +622,9 @@ def check_symmetry(fn: Callable) -> bool:
             for s in range(8):
                 given = planes.copy()
                 shown = lambda: f"{_show(state)}\nsymmetry s = {s} ({SYMMETRY_NAMES[s]})"
-                got = _call(fn, (given, s), shown, _Returns("a numpy array of planes [5, 5, 9]", _numeric_array))
+                got = _call(fn, (given, s), shown, _Returns("a numpy array of planes [5, 5, 9]", _float_array,
+                                                            hint="return the numpy array itself (np.rot90, np.flip, "
+                                                                 "indexing), not a list (.tolist()) or a tensor"))
                 expected = transform_planes(planes, s)
                 where = f"position {i + 1}, symmetry {s} ({SYMMETRY_NAMES[s]})"
                 if got.shape != expected.shape:
@@ -869,6 +914,7 @@ def check_legal_softmax(fn: Callable) -> bool:
             if got.shape != expected.shape:
                 raise ExerciseFailed(f"{label}: expected a tensor of shape {tuple(expected.shape)}, got "
                                      f"{tuple(got.shape)}.\n\nHINT: one row of 153 probabilities per row of logits")
+            low = got.dtype if got.dtype in (torch.float16, torch.bfloat16) else None  # about 3 digits kept
             got = got.detach().double()
             good = torch.isclose(got, expected.double(), rtol=1e-4, atol=1e-6).all(-1)
             if good.all(): continue
@@ -876,7 +922,10 @@ def check_legal_softmax(fn: Callable) -> bool:
             g, e, mask = got[row], expected[row], legal[row]
             hints = []
             over_the_batch = torch.softmax(logits.double().masked_fill(~legal, float("-inf")), 0).nan_to_num()
-            if torch.allclose(got.nan_to_num(), over_the_batch, atol=1e-6):  # (columns illegal in every row give nan)
+            if low is not None and torch.allclose(got, expected.double(), rtol=1e-2, atol=1e-3):
+                hints.append(f"your probabilities are {str(low)[6:]}, which keeps about 3 digits: return them in the "
+                             "logits' float32 (leave out .half() or .bfloat16())")
+            elif torch.allclose(got.nan_to_num(), over_the_batch, atol=1e-6):  # (columns illegal in every row give nan)
                 hints.append("softmax over the last dimension (each row's 153 actions), not over the batch")
             elif bool((g[mask] <= 0).all()) and bool((g[~mask] == -math.inf).all()):
                 hints.append("these are log-probabilities (all 0 or below, -inf for the illegal actions): return the "
@@ -927,7 +976,9 @@ def check_value_targets(fn: Callable[[list, int], list]) -> bool:
             shown = lambda: (f"a game of {len(states)} positions won by player {winner + 1} (winner = {winner}); "
                              f"its last position:\n{_show(states[-1])}")
             got = _call(fn, (list(states), winner), shown,
-                        _Returns("a list of numbers, one target per position", _each(_as_number, "a number")))
+                        _Returns("a list of numbers, one target per position", _each(_as_target, "a number (+1 or -1)"),
+                                 hint="a comparison gives True or False, which Python counts as 1 and 0: write "
+                                      "1.0 if state.player == winner else -1.0"))
             unsearched = len(states) * [[0.0] * 153], [0] * len(states), [0.0] * len(states)  # only players and winner count
             expected = [float(v) for v in game_examples(record_game(states, *unsearched, winner)).value]
             if len(got) != len(expected):

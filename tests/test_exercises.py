@@ -247,6 +247,15 @@ def wrong_negamax_swapped_window(state, depth, alpha, beta, evaluate):
     return best
 WRONG['negamax_swapped_window'] = ('check_negamax', wrong_negamax_swapped_window, 'not (-alpha, -beta)')
 
+def wrong_cell_axes(cell):
+    row, col = divmod(cell, 5)
+    return "ABCDE"[row] + str(col + 1)  # the letter from the row, the number from the column (cell 0: 'A1', as above)
+WRONG['cell_axes'] = ('check_cell_name', wrong_cell_axes, 'the letter (file) names the column, the number (rank) the row; '
+                      'and rank 5 is the top row')
+
+WRONG['softmax_half'] = ('check_legal_softmax', lambda logits, legal: reference_legal_softmax(logits, legal).half(),
+                         'your probabilities are float16')
+
 def wrong_cell_rank(cell):
     row, col = divmod(cell, 5)
     return "ABCDE"[col] + str(row + 1)  # counts ranks from the top
@@ -925,6 +934,12 @@ def test_endless_loop_stopped_off_the_main_thread(one_second):
 def _generator_of(fn): return lambda *args: (x for x in fn(*args))
 
 WRONG_TYPES = {  # name -> (checker, function, the words its message must contain)
+    "value_targets_booleans": ("check_value_targets", lambda states, winner: [s.player == winner for s in states],
+                               ["item 0 is a bool", "True or False, which Python counts as 1 and 0"]),
+    "symmetry_as_list": ("check_symmetry", lambda planes, s: reference_symmetry(planes, s).tolist(),
+                         ["returned a list of 5", "not a list (.tolist())"]),
+    "symmetry_booleans": ("check_symmetry", lambda planes, s: reference_symmetry(planes, s) > 0,
+                          ["its entries are bool, not floats"]),
     "puct_none": ("check_puct_scores", lambda node, config: None,
                   ["returned None; expected a list of numbers", "without a `return`"]),
     "legal_actions_none": ("check_legal_actions", lambda state: None, ["returned None; expected a list of actions"]),
@@ -1049,3 +1064,17 @@ def test_actions_written_wrong_get_that_hint_alone(written_as_names, hint):
     with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_actions(fn)
     hints = [line for line in str(failure.value).splitlines() if line.startswith("HINT: ")]
     assert len(hints) == 1 and hints[0].startswith(f"HINT: {hint}"), hints
+
+
+def test_a_half_written_function_is_not_the_stub():
+    "NotImplementedError from a case left for later, or from a helper, is named with its input; only the stub is 'not written'."
+    def later(states, winner):
+        if len(states) > 30: raise NotImplementedError("long games")
+        return reference_value_targets(states, winner)
+    def unwritten(state): raise NotImplementedError
+    def with_helper(states, winner): return [unwritten(s) for s in states]
+    for fn, line in ((later, "in later, line"), (with_helper, "in unwritten, line")):
+        with pytest.raises(ExerciseFailed) as failure: exercises.check_value_targets(fn)
+        message = str(failure.value)
+        assert "your function raised NotImplementedError" in message and line in message and "on this input:" in message
+        assert "part of it is still to write" in message, message

@@ -1451,9 +1451,13 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
         for score in ELO_SCORES:
             try: got = _call(fn, (score,), lambda: f"score = {score}", _Returns("a number (the Elo difference)", _as_number))
             except ExerciseFailed as e:
-                if 0 < score < 1 or e.error is None: raise
-                raise ExerciseFailed(f"{e}\nHINT: a score of 1 (every point) or 0 (none) has no finite Elo difference: "
-                                     "return math.inf or -math.inf (math.copysign(math.inf, score - 0.5))", e.error) from None
+                if 0 < score < 1: raise
+                ends = ("a score of 1 (every point) or 0 (none) has no finite Elo difference: return math.inf or "
+                        "-math.inf (math.copysign(math.inf, score - 0.5))")
+                if e.error is None:  # not a number (None, say): that, not the type's usual cause, is what to say here
+                    returned = str(e).split("\n\nHINT:")[0]
+                    raise ExerciseFailed(f"{returned}\n\nHINT: {ends}") from None
+                raise ExerciseFailed(f"{e}\nHINT: {ends}", e.error) from None
             expected = _elo_difference(score)
             if got == expected or _close(got, expected): continue
             hints = [_float32_hint([got], [expected])]
@@ -1498,6 +1502,8 @@ def check_plan(fn: Callable[[int], list]) -> bool:
                                                          + ", ".join(map(repr, once)))
             elif [(i + 1, s) for i, s in got] == expected or [(i + 1, s) for i, s in got if s in STAGES] == expected[len(once):]:
                 hints.append("iterations are counted from 1 (iteration 0 holds the one-off stages)")
+            elif sorted(got) == sorted(expected) and got[len(once):] == expected[len(once):]:
+                hints.append(f"the one-off stages run in this order: {', '.join(stage for _, stage in once)}")
             elif sorted(got) == sorted(expected): hints.append(f"the stages of an iteration run in this order: "
                                                                f"{', '.join(STAGES)}")
             elif len(got) != len(expected): hints.append(f"a run of {iterations} iterations has {len(once)} one-off "

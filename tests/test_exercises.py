@@ -256,6 +256,17 @@ WRONG['cell_axes'] = ('check_cell_name', wrong_cell_axes, 'the letter (file) nam
 WRONG['softmax_half'] = ('check_legal_softmax', lambda logits, legal: reference_legal_softmax(logits, legal).half(),
                          'your probabilities are float16')
 
+def wrong_plan_one_offs_swapped(iterations):
+    steps = reference_plan(iterations)
+    steps[0], steps[1] = steps[1], steps[0]  # holdout before init
+    return steps
+WRONG['plan_one_offs_swapped'] = ('check_plan', wrong_plan_one_offs_swapped,
+                                  'the one-off stages run in this order: init, holdout, references')
+
+WRONG['elo_none_at_the_ends'] = ('check_elo_difference',
+                                 lambda s: None if s in (0, 1) else 400 * math.log10(s / (1 - s)),
+                                 'has no finite Elo difference')
+
 def wrong_cell_rank(cell):
     row, col = divmod(cell, 5)
     return "ABCDE"[col] + str(row + 1)  # counts ranks from the top

@@ -17,16 +17,17 @@ from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, go
 from .notation import NotationError, format_action
 
 # %% auto #0
-__all__ = ['app', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves', 'show',
-           'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report', 'network_arg',
-           'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match', 'bench_alphabeta',
-           'usage_error_line', 'main']
+__all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves',
+           'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
+           'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
+           'bench_alphabeta', 'usage_error_line', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="AlphaZero for Santorini: rules, search, self-play, training and play.")
 
 # Options several commands share, written once (typer reads them; it does not change them)
+MAX_SIMS = 100_000  # the most simulations a move may have, as a run's settings allow (config.LIMITS); more would not fit
 _PLAYER_BACKEND = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")
 _ENGINE_WORKERS = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process).")
 _NO_PROGRESS_BAR = typer.Option(False, "--quiet", help="No progress bar.")
@@ -100,9 +101,9 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           precision: str = typer.Option("fp32", help="fp32, bf16 (torch, where the CPU has it) or int8 (onnxruntime's static quantization)."),
           device: str = typer.Option("cpu", help="cpu or cuda."),
           games: int = typer.Option(256, min=1, help="Games in flight, over all workers."),
-          sims: int = typer.Option(200, min=1, help="Simulations per move."),
-          workers: int = typer.Option(0, min=0, help="Worker processes (0 = one per core)."),
-          threads: int = typer.Option(0, min=0, help="Inference threads per worker, torch's or onnxruntime's (0 = cores / workers)."),
+          sims: int = typer.Option(200, min=1, max=MAX_SIMS, help="Simulations per move."),
+          workers: int = typer.Option(0, min=0, max=1024, help="Worker processes (0 = one per core)."),
+          threads: int = typer.Option(0, min=0, max=1024, help="Inference threads per worker, torch's or onnxruntime's (0 = cores / workers)."),
           seconds: float = typer.Option(20.0, min=0.1, max=3600, help="Length of each measurement."),
           warmup: float = typer.Option(10.0, min=0, max=3600, help="Seconds of self-play before measuring."),
           checkpoint: str = typer.Option(None, help="Benchmark this checkpoint (or a run directory's champion) instead of a random net."),
@@ -264,7 +265,7 @@ def network_arg(spec: str | None) -> str | None:
 def arena(first: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
           second: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
-          sims: int = typer.Option(64, min=1, help="Simulations per move for both searches."),
+          sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
           workers: int = _ENGINE_WORKERS,
           backend: str = _PLAYER_BACKEND,
@@ -286,7 +287,7 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, a run directory (
 def selfplay(player: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion (the shipped network) or mcts (uniform prior)."),
              out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
-             sims: int = typer.Option(64, min=1, help="Simulations per move."),
+             sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move."),
              seed: int = typer.Option(0, min=0, help="Random seed."),
              workers: int = _ENGINE_WORKERS,
              backend: str = _PLAYER_BACKEND,
@@ -303,13 +304,14 @@ def selfplay(player: str = typer.Argument(..., help="A checkpoint, a run directo
 @app.command()
 def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network (a turn is searched step by step: 'move 2 D3' moves worker 2 to D3, then 'build D4' is the next decision)."),
             checkpoint: str = typer.Option("champion", help="A checkpoint, a run directory (its champion), champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
-            sims: int = typer.Option(200, min=1, help="Simulations of the search."),
+            sims: int = typer.Option(200, min=1, max=MAX_SIMS, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
             backend: str = _PLAYER_BACKEND):
     "Show the network's priors and value for POSITION, and the search's visits, as a table."
     from rich.console import Console
     from santorini_az.play import inspect_position, inspect_table, pv_line
     state = read_position(position)
+    if not moves_line(state): fail(f"{position}: the game is over in this position: no legal moves to search")
     try: report = inspect_position(state, network_arg(checkpoint), sims, top, backend)
     except _run_errors() as e: fail(str(e))
     Console().print(inspect_table(report))
@@ -319,7 +321,7 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
 @app.command()
 def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior), a checkpoint or a run directory (its champion)."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
-         sims: int = typer.Option(200, min=1, help="The engine's simulations per move."),
+         sims: int = typer.Option(200, min=1, max=MAX_SIMS, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position (a god position plays with its gods)."),
          gods: str = typer.Option(None, help="Play with gods: yours, then the engine's, e.g. artemis,demeter (the engine's network is then a god network: champion, the default, is the shipped one)."),
          backend: str = _PLAYER_BACKEND):

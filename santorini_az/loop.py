@@ -306,6 +306,10 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
     "The checked config a run starts or resumes with (RunError if `resume` does not match what is there)."
     try: check_destination(run.config_path)  # a folder that can hold the run (made or not), before anything else
     except ValueError as e: raise RunError(f"--run-dir: {e}") from None
+    if run.config_path.exists() and not run.lock_path.exists() and run.records_path.exists():  # its lock deleted
+        raise RunError(f"{run.root} holds a run without its lock file: a run keeps {run.lock_path.name} for good (a "
+                       "running process locks it; the file left after a crash is not stale). If no process is writing "
+                       f"this run, make it again (touch {run.lock_path}) and resume")
     if run.config_path.exists() and not run.lock_path.exists():  # a file of the user's: the run would overwrite it
         raise RunError(f"{run.config_path} is not a run's config (a run keeps its lock file beside it): train writes "
                        "its own config.json into the run directory, so keep your settings elsewhere and pass them with --config")

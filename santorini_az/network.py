@@ -62,7 +62,10 @@ def parse_net_size(text: str) -> NetConfig:
     match = re.fullmatch(r"(\d+)x(\d+)", key)
     if not match:
         raise ValueError(f"bad network size {text!r}: use CHANNELSxBLOCKS such as '64x6', or one of {', '.join(net_sizes)}")
-    return NetConfig(int(match[1]), int(match[2]))
+    channels, blocks = int(match[1]), int(match[2])
+    if channels > 1024 or blocks > 64:  # as a run's settings allow (chapter 24's LIMITS); NetConfig checks the rest
+        raise ValueError(f"network size {text!r}: at most 1024 channels and 64 blocks")
+    return NetConfig(channels, blocks)
 
 # %% ../nbs/04_network.ipynb #df90c393
 class ConvBN(nn.Module):

@@ -43,6 +43,14 @@ def test_show_reports_result():
     # the command lines Typer itself refuses: the same one line, with the command whose help explains it
     (("arena", "champion"), "Missing argument 'second'. (see santorini_az arena --help)"),
     (("arena", "champion", "mcts", "--sims", "0"), "Invalid value for '--sims'"),
+    # more than a move's search can hold: refused before any tree is allocated (MemoryError, exit 1, before)
+    (("arena", "random", "mcts", "--openings", "1", "--sims", "1000000000"), "Input should be less than or equal to 100000"),
+    (("selfplay", "mcts", "--out", "games.npz", "--sims", "1000000000"), "Invalid value for '--sims'"),
+    (("inspect", "startpos", "--sims", "1000000000"), "Invalid value for '--sims'"),  # searched until stopped, before
+    (("bench", "--workers", "100000"), "Invalid value for '--workers'"),
+    (("bench", "--threads", "100000"), "Invalid value for '--threads'"),
+    (("bench", "--net", "100000x1000"), "network size '100000x1000': at most 1024 channels and 64 blocks"),
+    (("inspect", "4444444444444444444444444/1//", "--sims", "2"), "the game is over in this position: no legal moves"),
     (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
     (("train", "--hour", "1"), "No such option: --hour"),
     (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long"),
@@ -67,6 +75,13 @@ def test_progress_lines_stay_whole_in_a_pipe():
     code = "from santorini_az.progress import Progress; Progress().say('arena it 6: kept ' * 12 + 'champion')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.splitlines() == ["arena it 6: kept " * 12 + "champion"], done.stdout
+
+
+def test_the_cli_sims_limit_is_a_runs():
+    "The commands' --sims allow what a run's settings allow (one limit, chapter 24's)."
+    from santorini_az.cli import MAX_SIMS
+    from santorini_az.config import LIMITS
+    assert MAX_SIMS == LIMITS["selfplay.simulations"][1] == LIMITS["arena.simulations"][1]
 
 
 def test_a_value_of_the_wrong_type_is_named_by_the_parser():

@@ -280,6 +280,18 @@ def test_a_settings_file_in_the_run_directory_is_not_taken_for_a_run(tmp_path):
     assert settings.read_text() == '{"selfplay": {"games": 32}}' and [p.name for p in settings.parent.iterdir()] == ["config.json"]
 
 
+def test_a_run_whose_lock_file_was_deleted_is_named_as_a_run(tmp_path):
+    "A run's config.json and records.jsonl without the lock (deleted as if stale): named as a run, with the way back."
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text("{}")
+    (run_dir / "records.jsonl").write_text("")
+    with pytest.raises(RunError, match="holds a run without its lock file") as refused:
+        run_training(run_dir, resume=True, progress=Progress(quiet=True))
+    assert f"touch {run_dir / 'lock'}" in str(refused.value) and "not a run's config" not in str(refused.value)
+    assert sorted(p.name for p in run_dir.iterdir()) == ["config.json", "records.jsonl"]  # nothing written
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU: the gpu preset runs")
 def test_gpu_preset_without_a_gpu_stops_before_writing(tmp_path):
     "`train --preset gpu` where torch sees no GPU: one sentence naming the setting and the way out, exit 2, no run."
@@ -533,7 +545,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--precision", "int8"], "add --backend onnxruntime"),
     (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),
     (["train", "--set", "selfplay.simulations=100000"], "GiB they may take (three quarters of this machine"),
-    (["bench", "--sims", "100000000"], "--sims 100000000 with --games 256 needs"),  # before any worker dies of it
+    (["bench", "--sims", "100000", "--games", "100000"], "--sims 100000 with --games 100000 needs"),  # before any worker dies of it
     (["train", "--set", "name=../elsewhere"], "setting 'name' must be a folder name"),  # runs/NAME, one writer each
     (["train", "--preset", "huge"], "unknown preset"),
     (["train", "--set", "gamez=3"], "unknown setting"),

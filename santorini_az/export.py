@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from .encoding import N_ACTIONS, N_PLANES, encode_batch
-from .files import atomic_path, check_destination
+from .files import atomic_path, check_destination, check_out_folder
 from safetensors import safe_open
 
 from .game import initial_state, legal_actions
@@ -189,7 +189,8 @@ def export_command(checkpoint: str | Path, out: str | Path, replace: bool = Fals
         from santorini_az.god_engine import GOD_CHAMPION
         checkpoint = GOD_CHAMPION
     out = Path(out)
-    if not out.parent.is_dir(): raise ExportError(f"the folder {out.parent} does not exist")
+    try: check_out_folder(out)
+    except ValueError as e: raise ExportError(str(e)) from None
     check_destination(out, replace)  # before the export, which would meet the same refusal at the end
     if out.suffix != ".onnx":  # the other commands tell an ONNX file from a checkpoint by its name
         raise ExportError(f"--out {out}: an ONNX file's name ends in .onnx (the other commands know it by that)")

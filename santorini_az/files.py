@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 # %% auto #0
-__all__ = ['TEMPORARY_SUFFIX', 'atomic_path', 'atomic_write_bytes', 'check_destination']
+__all__ = ['TEMPORARY_SUFFIX', 'atomic_path', 'atomic_write_bytes', 'check_out_folder', 'check_destination']
 
 # %% ../nbs/20_files.ipynb #c483e3f1
 TEMPORARY_SUFFIX = ".tmp"  # the suffix of a temporary file that is being written
@@ -47,6 +47,13 @@ def _exists(path: Path) -> bool:
     try: path.stat()
     except OSError: return False
     return True
+
+def check_out_folder(path: Path | str, option: str = "--out") -> None:
+    "ValueError naming `option` unless the folder `path` would go in is there: one missing, or a file in its place."
+    folder = Path(path).parent
+    if folder.is_dir(): return
+    raise ValueError(f"{option}: {folder} is a file, not a folder" if folder.exists() else
+                     f"{option}: the folder {folder} does not exist")
 
 def check_destination(path: Path | str, replace: bool = True) -> Path:
     "`path`, if `atomic_path` could write it (and, unless `replace`, nothing is there); else a ValueError saying why."

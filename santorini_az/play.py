@@ -25,7 +25,7 @@ from .god_encoding import GodNode, format_sub_action
 from .god_search import GodEvaluator, GodTreeNode, god_search, god_search_player, uniform_god_evaluator
 from .evaluator import Evaluator, state_evaluator
 from .selfplay import SelfPlayConfig, play_selfplay, games_to_examples, selfplay_stats
-from .files import check_destination
+from .files import check_destination, check_out_folder
 from .replay import save_examples
 from .arena import (MORTAL_RULES, MatchResult, Rules, SearchPlayer, CHAMPION, is_reference, network_label,
                                 player_from_spec, play_match, seats_text, wilson_interval)
@@ -128,7 +128,7 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
                    replace: bool = False) -> dict:
     """Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz); an
     `out` that exists is refused unless `replace`."""
-    if not Path(out).parent.is_dir(): raise ValueError(f"--out: the folder {Path(out).parent} does not exist")
+    check_out_folder(out)
     progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
     factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)

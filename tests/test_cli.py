@@ -9,6 +9,9 @@ import pytest
 SCRIPT = Path(sys.executable).parent / "santorini_az"
 
 
+README = Path(__file__).resolve().parent.parent / "README.md"  # a file, where a folder is wanted
+
+
 def run(*args, cwd=None):
     return subprocess.run([str(SCRIPT), *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
@@ -40,6 +43,8 @@ def test_show_reports_result():
     (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
     (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'"),
     (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist"),
+    (("selfplay", "mcts", "--out", f"{README}/games.npz"), f"--out: {README} is a file, not a folder"),
+    (("export", "champion", "--out", f"{README}/x.onnx"), f"--out: {README} is a file, not a folder"),
     # the command lines Typer itself refuses: the same one line, with the command whose help explains it
     (("arena", "champion"), "Missing argument 'second'. (see santorini_az arena --help)"),
     (("arena", "champion", "mcts", "--sims", "0"), "Invalid value for '--sims'"),

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .config import ArenaConfig, config_from_dict
-from .files import atomic_write_bytes
+from .files import atomic_write_bytes, check_destination
 from .rundir import RunDirectory, Record, RunError, measuring_share
 
 # %% auto #0
@@ -210,6 +210,7 @@ def write_report(run_dir: Path | str) -> list[Path]:
     "Save the report of the run in `run_dir` as PNG files in `run_dir/report/`; the paths written."
     run = RunDirectory(run_dir)
     if not run.records_path.exists(): raise FileNotFoundError(f"{run.root} has no records.jsonl: is it a run directory?")
+    check_destination(run.root / "report" / "report.png")  # a file named report in its place, say: before any drawing
     records, arena = run.records(), run_arena(run_dir)
     figures = {"report": report_figure(records, arena=arena)}
     for name in PANELS:

@@ -255,3 +255,13 @@ def test_a_resumed_runs_size_is_compared_as_numbers(tmp_path):
     for other in (dict(net="large"), dict(overrides=["channels=32"]), dict(overrides=["blocks=4"])):
         with pytest.raises(typer.Exit):
             check_resumed_run(str(tmp_path), None, other.get("net"), overrides=other.get("overrides", ()))
+
+
+def test_report_where_a_file_holds_the_name_of_its_folder(tmp_path):
+    "A file named report in the run directory: one line naming it, before any plot is drawn; the file is left as it was."
+    (tmp_path / "records.jsonl").write_text("")
+    (tmp_path / "report").write_text("mine")
+    result = run("report", str(tmp_path))
+    assert result.returncode == 2 and result.stderr.strip() == (f"error: cannot write {tmp_path}/report/report.png: "
+                                                                f"{tmp_path}/report is not a folder"), result.stderr
+    assert (tmp_path / "report").read_text() == "mine"

@@ -383,6 +383,8 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
           gods: Optional[str] = typer.Option(None, help="Play god positions: player 1's and player 2's gods, e.g. apollo,pan.")):
     "Play a match between two protocol engines and print the score with its 95% interval."
     from santorini_az.protocol import ProtocolError, match_command
+    for which, command in (("first", first), ("second", second)):  # refused before either engine starts
+        if not command.strip(): fail(f"the {which} engine's command is empty: give one, e.g. 'santorini_az engine'")
     try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2, gods)
     except ProtocolError as e: fail(str(e))
 

@@ -56,6 +56,8 @@ def test_show_reports_result():
     (("bench", "--threads", "100000"), "Invalid value for '--threads'"),
     (("bench", "--net", "100000x1000"), "network size '100000x1000': at most 1024 channels and 64 blocks"),
     (("inspect", "4444444444444444444444444/1//", "--sims", "2"), "the game is over in this position: no legal moves"),
+    (("match", "", "santorini_az engine"), "the first engine's command is empty"),
+    (("match", "santorini_az engine", "  "), "the second engine's command is empty"),
     (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
     (("train", "--hour", "1"), "No such option: --hour"),
     (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long"),

@@ -66,9 +66,10 @@ pip_only=$(python -c "from tests.test_pip_only import CHAPTERS; print('|'.join(C
 # two. It also checks that a chapter prints the same whatever the thread count (below): stored outputs are made with
 # torch's default, and a learner's machine has another number of cores.
 # Beside them, the Ray cluster's tests (tests/test_ray.py: a cluster started from a pytest-xdist worker loses its
-# raylet, so they run in a pytest of their own). They spend most of a minute waiting on the cluster's processes, at
-# under one busy core; after the pytest-xdist phase that minute held a core idle. Their fixture stops only the
-# processes of its own cluster (chapter 28 runs a Ray instance of its own meanwhile).
+# raylet, so they run in a pytest of their own). Alone they take about 100 s and 124 core-seconds (the cluster's
+# processes included, measured on /proc/stat); beside the notebooks they add about 25 s to this phase, where after the
+# pytest-xdist phase their waits held a core idle. Their fixture stops only the processes of its own cluster (chapter
+# 28 runs a Ray instance of its own meanwhile).
 OMP_WAIT_POLICY=PASSIVE python -m pytest -q -p no:cacheprovider --runslow tests/test_ray.py \
   --junitxml="$logs/junit-ray.xml" -o junit_family=xunit2 > "$logs/ray.log" 2>&1 & ray_tests=$!
 # The chapters run in a copy of nbs/ (_outputs/, ignored by git) that keeps what each cell printed (--save), so that

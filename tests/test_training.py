@@ -580,7 +580,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--ray", "127.0.0.1:1"], "nothing answers at 127.0.0.1:1"),  # not minutes of Ray's own retries
     (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
     (["train", "--ray", "localhost:99999"], "a port from 1 to 65535"),
-    (["match", "", "santorini_az engine"], "an engine command is empty"),
+    (["match", "", "santorini_az engine"], "the first engine's command is empty"),
     (["match", "santorini_az 'engine", "santorini_az engine"], "cannot read the engine command"),
     (["match", "santorini_az engine", "santorini_az engine", "--go-second", "bogus 3"], "--go-second: go takes nodes <n>, depth <d>"),
     (["bench", "--checkpoint", "bad.safetensors", "--seconds", "1"], "bad.safetensors is not a readable safetensors file"),

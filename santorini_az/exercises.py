@@ -298,7 +298,7 @@ def _numeric_array(x) -> np.ndarray:
 def _float_array(x) -> np.ndarray:
     "A numpy array of floats, as it is (the planes a model reads: not a list, a tensor or an array of bools)."
     if not isinstance(x, np.ndarray): raise _WrongType("")
-    if x.dtype.kind != "f": raise _WrongType(f"its entries are {x.dtype}, not floats like the input's {np.float32.__name__}")
+    if x.dtype.kind != "f": raise _WrongType(f"its entries are {x.dtype}, not floats like the input's float32")
     return x
 
 def _as_tensor(x):

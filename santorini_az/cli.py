@@ -182,7 +182,7 @@ def _run_errors():
 
 # %% ../nbs/33_cli.ipynb #faf84236
 @app.command()
-def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the default: a 2-core laptop: 40 iterations, 14 to 28 minutes; --hours 0.5 fills half an hour; int8 searches where the CPU has VNNI), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
+def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the default: a 2-core laptop: 40 iterations, 16 to 28 minutes; --hours 0.5 fills half an hour; int8 searches where the CPU has VNNI), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
           run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),

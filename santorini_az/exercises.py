@@ -106,11 +106,28 @@ TIME_LIMIT = 5.0  # seconds one call of a learner's function may run before its 
 class _TimedOut(BaseException):
     "Sent into the learner's function when it runs past the limit (not an Exception: `except Exception` lets it by)."
 
+def _raise_at_every_line(frame: types.FrameType, armed: list[bool]) -> None:
+    """From now on, raise _TimedOut at each line the learner's code runs, from `frame` (the learner's, where the alarm
+    found it) down to new calls. A bare `except:` around a loop's work swallows an alarm that arrives as the work
+    returns, every time; raised again in its own body, where no `try` covers it, it leaves the loop."""
+    def tracer(frame, event, arg):
+        if not armed[0] or frame.f_code in _OWN_CODE: return None
+        if event == "line": raise _TimedOut()
+        return tracer
+    sys.settrace(tracer)  # the frames called from now on
+    while frame is not None and frame.f_code not in _OWN_CODE:  # the learner's frames running now
+        frame.f_trace = tracer
+        frame = frame.f_back
+
 def _run_with_alarm(run: Callable, seconds: float):
-    "`run()` in the main thread, interrupted by SIGALRM after `seconds` (and every 0.2 s after, should it be swallowed)."
-    armed = [True]
+    """`run()` in the main thread, interrupted by SIGALRM after `seconds`; should that be swallowed, again 0.2 s later,
+    at every line of the learner's code."""
+    armed, alarms, tracing = [True], [0], sys.gettrace()
     def stop(signum, frame):
-        if armed[0]: raise _TimedOut()
+        if not armed[0]: return
+        alarms[0] += 1
+        if alarms[0] > 1: _raise_at_every_line(frame, armed)
+        raise _TimedOut()
     previous = signal.signal(signal.SIGALRM, stop)
     try:
         try:
@@ -121,6 +138,7 @@ def _run_with_alarm(run: Callable, seconds: float):
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if alarms[0] > 1: sys.settrace(tracing)  # a debugger's or coverage's tracer, if one ran before
 
 def _run_with_watchdog(run: Callable, seconds: float):
     "`run()` in any thread: a watchdog thread sends _TimedOut into this one after `seconds` (and every 0.2 s after)."
@@ -350,6 +368,9 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
     if isinstance(error, RecursionError):
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
                 "finished game), each call a step closer")
+    if isinstance(error, RuntimeError) and "in-place operation" in str(error):
+        return ("an in-place operation (masked_fill_, +=, x[...] = ...) on a tensor that torch needs for the gradient: use "
+                "the operation that returns a new tensor (masked_fill, x = x + y) or work on a .clone()")
     return "call your function on that input yourself to see the whole traceback"
 
 def _raised(error: BaseException, args: tuple, shown_input: Callable[[], str], home: str) -> ExerciseFailed:
@@ -790,15 +811,15 @@ def _path_text(path: list, leaf: Node, value: float, columns: dict[str, list], e
 PER_PLY_HINT = ("do not flip the sign per ply: in setup a player moves twice in a row. The value is for the leaf's "
                 "player to move: add +v where the edge's player (node.player) is that player, -v otherwise")
 
-def _backup_variants(path: list, leaf_player: int, value: float, per_ply_hint: str = PER_PLY_HINT) -> dict[str, list[float]]:
-    "What each usual wrong backup adds to W along `path`, and the hint that names it."
+def _backup_variants(path: list, leaf_player: int, value: float, per_ply_hint: str = PER_PLY_HINT) -> dict[str, list[list[float]]]:
+    "What the usual wrong backups add to W along `path` (one list for each way of making the mistake), and the hint that names them."
     right = [s * value for s in _signs(path, leaf_player)]
     last = len(path) - 1
     return {
         "the sign is the wrong way round: the value is for the leaf's player to move, so add +v where the edge's "
-        "player is that player, -v otherwise": [-w for w in right],
-        per_ply_hint: [(-1) ** (last - k + 1) * value for k in range(len(path))],
-        "the value is for the leaf's player: an edge whose player is the opponent gets -v": [value] * len(path),
+        "player is that player, -v otherwise": [[-w for w in right]],
+        per_ply_hint: [[(-1) ** (last - k + start) * value for k in range(len(path))] for start in (1, 0)],  # -v or +v first
+        "the value is for the leaf's player: an edge whose player is the opponent gets -v": [[value] * len(path)],
     }
 
 def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Callable, edge_text: Callable = _mortal_edge_text,
@@ -825,12 +846,15 @@ def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Ca
     i = failing[0]
     (path, leaf), (value, added_n, added_w, others) = cases[i], results[i]
     hints = []
-    if added_n != [1] * len(path): hints.append("add exactly one visit to every edge on the path")
+    if not any(any(r[1]) or any(r[2]) for r in results):
+        hints.append("your function changed no node: the backup works in place (node.visits[edge] += 1, "
+                     "node.value_sums[edge] += ...), and what it returns is not read")
+    elif added_n != [1] * len(path): hints.append("add exactly one visit to every edge on the path")
     if others: hints.append("change only the edge each pair names: node.visits[edge], node.value_sums[edge]")
     # name the mistake that explains every case, not just this one (on some paths two mistakes look the same)
     variants = [_backup_variants(p, l.player, r[0], per_ply_hint) for (p, l), r in zip(cases, results)]
-    hints += [hint for hint in variants[0]
-              if all(all(map(_close, r[2], v[hint])) for r, v in zip(results, variants))]
+    hints += [hint for hint, ways in variants[0].items()
+              if any(all(all(map(_close, r[2], v[hint][way])) for r, v in zip(results, variants)) for way in range(len(ways)))]
     raise ExerciseFailed(
         f"path {i + 1} of {len(cases)} ({len(path)} edge{'s' if len(path) > 1 else ''}): the statistics after your backup differ.\n\n"
         f"the leaf position:\n{show_leaf(leaf)}\n\n"
@@ -1091,6 +1115,11 @@ def check_select_edge(fn: Callable) -> bool:
                 else:  # chapter 3's wrong formulas that choose as yours did, here and on the nodes before
                     hints += _select_edge_mistakes(fn, answered, [(_edge_arrays(n), c, f) for n in nodes
                                                                   for c, f in configs])[:1]
+                    unvisited = np.flatnonzero(arrays[1] == 0)
+                    if not hints and len(unvisited) and got == unvisited[0]:
+                        hints.append("your edge is the first one never visited: there visits is 0, so value_sums / visits "
+                                     "is nan (0 / 0) and a term divided by visits is inf, and np.argmax returns the first "
+                                     "nan or inf; use fpu_value where visits == 0 (np.where) and divide by 1 + visits")
                 raise ExerciseFailed(
                     f"node {i + 1} of {len(nodes)}: PUCT selects edge {expected}, your function chose {got}.\n\n"
                     f"{shown()}\n\n" + _edge_table(node, {"score": [s for s in scores]}, first=expected) + "\n"
@@ -1151,13 +1180,19 @@ def check_augment(fn: Callable) -> bool:
                 elif np.allclose(got_policy, policy[list(ACTION_PERMUTATIONS[s])]):
                     hints.append("the policy was permuted with the inverse permutation: new[ACTION_PERMUTATIONS[s][a]] "
                                  "= old[a] (a scatter), or gather with ACTION_SOURCES[s], not ACTION_PERMUTATIONS[s]")
-                shown_policy = lambda p: ", ".join(f"{_action_text(transform_state(state, s), action_from_index(transform_state(state, s), a))}: {p[a]:.3f}"
-                                                   for a in np.flatnonzero(want_policy)[:6])
+                elif np.allclose(got_policy, want_policy, rtol=1e-2, atol=1e-3):
+                    hints.append(f"the right moves, but the values only to about three digits: keep the policy's float type "
+                                 f"(yours is {got_policy.dtype}, the input's {policy.dtype}) and move the values, not recompute them")
+                gaps = np.abs(got_policy.astype(np.float64) - want_policy)
+                differing = [a for a in np.argsort(-gaps, kind="stable")[:6] if gaps[a] > 0]  # the worst first
+                shown_policy = lambda p: ", ".join(f"{_action_text(transform_state(state, s), action_from_index(transform_state(state, s), a))}: {p[a]:.5g}"
+                                                   for a in differing)
                 raise ExerciseFailed(
                     f"{where}: the {'planes differ' if not planes_ok else 'policy differs'}.\n\n{shown()}\n\n"
                     + (f"the position under symmetry {s}, where the moves below are named:\n"
                        f"{_show(transform_state(state, s))}\n\n"
-                       f"expected policy (first moves): {shown_policy(want_policy)}\nyour policy there:            "
+                       f"expected policy (the moves that differ most): {shown_policy(want_policy)}\nyour policy there:"
+                       f"{' ' * 27}"
                        f"{shown_policy(got_policy)}\n\n" if planes_ok else "")
                     + _hints(hints, "transform_policy(policy, s): the probability of action a moves to "
                              "ACTION_PERMUTATIONS[s][a]"))
@@ -1198,12 +1233,17 @@ def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], s
     got = torch.zeros_like(expected) if got is None else got
     if torch.allclose(got, expected, rtol=1e-4, atol=1e-6): return
     row, action = divmod(int((got - expected).abs().argmax()), expected.shape[1])
+    nearly = torch.allclose(got, expected, rtol=1e-2, atol=1e-4)
     raise ExerciseFailed(
         f"{label}: the loss is right ({float(loss.detach()):.6f}), but not its gradient with respect to the logits: "
         f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, "
         f"yours {float(got[row, action]):+.6f} (the largest difference).\n\n{shown()}\n\n"
-        "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
-        "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations")
+        + (f"HINT: {_NOT_EXACT}" if nearly else
+           "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
+           "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations"))
+
+_NOT_EXACT = ("close, but not exact: a small constant in the log (log(p + 1e-8)) or a clamp of p shifts the loss and its "
+              "gradient; the log of the legal softmax is log_softmax over the legal actions, exact and without a constant")
 
 _LOSS = _Returns("a one-number torch tensor (the loss)", _one_number_tensor,
                  hint="return the batch's mean loss (.mean()) as a torch scalar (not .item()), so that the trainer can "
@@ -1244,6 +1284,7 @@ def check_policy_loss(fn: Callable) -> bool:
                  "(an unvisited legal action still takes probability away)"),
             )
             hints = [hint for v, hint in variants if v is not None and math.isclose(value, v, rel_tol=1e-5)]
+            if not hints and math.isclose(value, float(expected), rel_tol=1e-2): hints.append(_NOT_EXACT)
             if math.isnan(value): hints.append("0 × -inf is nan: use torch.where(legal, target * log_p, 0) rather than "
                                                "multiplying the -inf entries by their zero targets")
             raise ExerciseFailed(
@@ -1454,10 +1495,9 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
                 if 0 < score < 1: raise
                 ends = ("a score of 1 (every point) or 0 (none) has no finite Elo difference: return math.inf or "
                         "-math.inf (math.copysign(math.inf, score - 0.5))")
-                if e.error is None:  # not a number (None, say): that, not the type's usual cause, is what to say here
-                    returned = str(e).split("\n\nHINT:")[0]
-                    raise ExerciseFailed(f"{returned}\n\nHINT: {ends}") from None
-                raise ExerciseFailed(f"{e}\nHINT: {ends}", e.error) from None
+                # what it returned or raised, then what to do at the ends, in place of the usual hint for that
+                said = str(e).split("\n\nHINT:")[0].removeprefix("✗ check_elo_difference: ")
+                raise ExerciseFailed(f"{said}\n\nHINT: {ends}", e.error) from None
             expected = _elo_difference(score)
             if got == expected or _close(got, expected): continue
             hints = [_float32_hint([got], [expected])]
@@ -1504,6 +1544,9 @@ def check_plan(fn: Callable[[int], list]) -> bool:
                 hints.append("iterations are counted from 1 (iteration 0 holds the one-off stages)")
             elif sorted(got) == sorted(expected) and got[len(once):] == expected[len(once):]:
                 hints.append(f"the one-off stages run in this order: {', '.join(stage for _, stage in once)}")
+            elif sorted(got) == sorted(expected) and got[len(once):] == sorted(expected[len(once):], key=lambda p: STAGES.index(p[1])):
+                hints.append("each iteration runs all its stages before the next iteration starts: the loop over the "
+                             "stages goes inside the loop over the iterations, not around it")
             elif sorted(got) == sorted(expected): hints.append(f"the stages of an iteration run in this order: "
                                                                f"{', '.join(STAGES)}")
             elif len(got) != len(expected): hints.append(f"a run of {iterations} iterations has {len(once)} one-off "
@@ -1617,9 +1660,19 @@ def _swapped_window(state: State, depth: int, alpha: float, beta: float, evaluat
         if alpha >= beta: break
     return best
 
+def _unnegated(state: State, depth: int, alpha: float, beta: float, evaluate) -> float:
+    "α-β negamax with the minus of the child's score dropped, its window (-beta, -alpha) kept."
+    if depth == 0 or is_over(state): return evaluate(state)
+    best = -math.inf
+    for action in legal_actions(state):
+        score = _unnegated(apply(state, action), depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+
 def _negamax_mistake(fn: Callable) -> str | None:
     "The hint for a known mistake that `fn` makes on every case (one case alone can fit two mistakes), else None."
-    mistakes = ((_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
+    mistakes = ((_unnegated, _NEGATE_HINT), (_swapped_window, "pass the window to the child as (-beta, -alpha), not (-alpha, -beta): the child's "
                                   "bounds are ours negated, and negating swaps which one is the lower"),
                 (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT),
                 (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth - 1, evaluate),
@@ -1898,6 +1951,8 @@ def _god_value_hints(players: list[int], winner: int | None, expected: list[floa
                                    "player (Artemis's second move, a second build), so compare each decision's player "
                                    "with the winner"]
     if got == [-v for v in expected]: return ["the sign is the wrong way round: +1 where the player is the winner"]
+    if any(got == [1.0 if p + shift == winner else -1.0 for p in players] for shift in (1, -1)):
+        return ["players and winner count from 0 alike (player 1 is 0): compare players[k] == winner as they are"]
     if all(v == got[0] for v in got): return ["each target is for the player to move at that decision: +1 where "
                                               "players[k] == winner, -1 where not"]
     if set(got) - {1.0, -1.0}: return ["a won game has no 0 targets: +1 for the winner's decisions, -1 for the loser's"]
@@ -1914,7 +1969,9 @@ def check_god_value_targets(fn: Callable[[list, int | None], list]) -> bool:
             outcome = "stopped by its length (winner = None)" if winner is None else f"won by player {winner + 1} (winner = {winner})"
             shown = lambda: f"a {' v '.join(gods)} game of {len(players)} decisions, {outcome}; players = {players}"
             got = _call(fn, (list(players), winner), shown,
-                        _Returns("a list of numbers, one target per decision", _each(_as_number, "a number")))
+                        _Returns("a list of numbers, one target per decision", _each(_as_target, "a number (+1, -1 or 0)"),
+                                 hint="a comparison gives True or False, which Python counts as 1 and 0: write "
+                                      "1.0 if player == winner else -1.0 (and 0.0 for every decision when winner is None)"))
             expected = [0.0] * len(players) if winner is None else [1.0 if p == winner else -1.0 for p in players]
             if len(got) != len(expected):
                 raise ExerciseFailed(f"game {i + 1}: {len(players)} decisions, but {len(got)} targets.\n\n{shown()}\n\n"
@@ -2097,6 +2154,15 @@ def _god_tally(games: list, seat=lambda gods, god: gods.index(god), draw: float 
 def _tally_hints(games: list, got: dict) -> list[str]:
     "What a wrong tally most likely did."
     near = lambda a, b: set(a) == set(b) and all(abs(a[g][0] - b[g][0]) <= 1e-9 and a[g][1] == b[g][1] for g in a)
+    for seat in (0, 1):  # the games tallied under gods[seat] in every game, the mortal's included
+        fixed = {}
+        for gods, winner in games:
+            points, played = fixed.get(gods[seat], (0.0, 0))
+            fixed[gods[seat]] = (points + (0.5 if winner is None else float(winner == seat)), played + 1)
+        if near(got, fixed):
+            return [f"your tally takes gods[{seat}] in every game, so the mortal has an entry and each god only the games "
+                    f"it played as player {seat + 1}: the god sits in either seat (gods.index(god) for the one that is "
+                    "not 'mortal')"]
     if "mortal" in got: return ["count the gods only: the mortal is the opponent each god is measured against"]
     if near(got, _god_tally(games, seat=lambda gods, god: 0)):
         return ["the god's player is the seat it sits in, gods.index(god): it plays second in half of the games"]

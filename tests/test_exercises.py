@@ -3,6 +3,7 @@ solution fails with ExerciseFailed whose message names its mistake; so does lear
 returns the wrong type or changes its input."""
 import math
 import signal
+import sys
 import threading
 import time
 
@@ -13,7 +14,7 @@ import torch
 from santorini_az import exercises
 from santorini_az.encoding import ACTION_PERMUTATIONS, transform_planes, transform_policy
 from santorini_az.exercises import ExerciseFailed
-from santorini_az.game import CELLS, DOME, STEPS, Move, Placement, legal_actions
+from santorini_az.game import CELLS, DOME, STEPS, Move, Placement, apply, legal_actions
 from santorini_az.gods import format_turn
 from santorini_az.notation import cell_name
 
@@ -666,6 +667,81 @@ WRONG['power_tally_draw_lost'] = ('check_power_tally', tally_with(draw=0.0), "a 
 WRONG['power_tally_draw_won'] = ('check_power_tally', tally_with(draw=1.0), "is half a point")
 WRONG['power_tally_mortal_entry'] = ('check_power_tally', tally_with(mortal=True), "count the gods only")
 
+def tally_of_one_seat(seat):
+    "Every game tallied under gods[seat], as if the god always sat there: the mortal gets an entry too."
+    def tally(games):
+        out = {}
+        for gods, winner in games:
+            points, played = out.get(gods[seat], (0.0, 0))
+            out[gods[seat]] = (points + (0.5 if winner is None else float(winner == seat)), played + 1)
+        return out
+    return tally
+WRONG['power_tally_god_always_second'] = ('check_power_tally', tally_of_one_seat(1), "your tally takes gods[1] in every game")
+WRONG['power_tally_god_always_first'] = ('check_power_tally', tally_of_one_seat(0), "your tally takes gods[0] in every game")
+
+def policy_loss_with_epsilon(eps):
+    "The log of the legal softmax plus a small constant: close to the loss, not it."
+    def loss(logits, target, legal):
+        p = logits.masked_fill(~legal, float("-inf")).softmax(-1)
+        return -(target * torch.log(p + eps)).sum(-1).mean()
+    return loss
+WRONG['policy_loss_epsilon_gradient'] = ('check_policy_loss', policy_loss_with_epsilon(1e-8), "a small constant in the log")
+WRONG['policy_loss_epsilon_value'] = ('check_policy_loss', policy_loss_with_epsilon(1e-6), "a small constant in the log")
+
+def policy_loss_in_place(logits, target, legal):
+    logits.masked_fill_(~legal, -1e9)  # torch refuses: the logits are a leaf that requires grad
+    return -(target * logits.log_softmax(-1)).sum(-1).mean()
+WRONG['policy_loss_in_place'] = ('check_policy_loss', policy_loss_in_place, "an in-place operation (masked_fill_")
+
+def augment_in_float16(planes, policy, s):
+    return transform_planes(planes, s), transform_policy(policy, s).astype(np.float16)
+WRONG['augment_float16'] = ('check_augment', augment_in_float16, "yours is float16")
+
+def select_edge_nan_q(priors, visits, value_sums, c_puct, fpu_value):
+    with np.errstate(invalid="ignore"): q = value_sums / visits  # nan where visits is 0
+    return int(np.argmax(q + c_puct * priors * np.sqrt(1 + visits.sum()) / (1 + visits)))
+WRONG['select_edge_nan_q'] = ('check_select_edge', select_edge_nan_q, "value_sums / visits is nan (0 / 0)")
+
+def select_edge_inf_exploration(priors, visits, value_sums, c_puct, fpu_value):
+    q = np.where(visits > 0, value_sums / np.maximum(visits, 1), fpu_value)
+    with np.errstate(divide="ignore"): return int(np.argmax(q + c_puct * priors * np.sqrt(1 + visits.sum()) / visits))
+WRONG['select_edge_inf_exploration'] = ('check_select_edge', select_edge_inf_exploration, "divide by 1 + visits")
+
+def plan_stage_by_stage(iterations):
+    "Every iteration's self-play, then every iteration's training, ...: the loops nested the wrong way round."
+    from santorini_az.loop import STAGES
+    return [(0, "init"), (0, "holdout"), (0, "references")] + [(i, s) for s in STAGES for i in range(1, iterations + 1)]
+WRONG['plan_loops_nested_wrong'] = ('check_plan', plan_stage_by_stage, "the loop over the stages goes inside")
+WRONG['god_targets_players_from_1'] = ('check_god_value_targets', lambda players, winner: [0.0] * len(players)
+                                       if winner is None else [1.0 if p + 1 == winner else -1.0 for p in players],
+                                       "players and winner count from 0 alike")
+WRONG['god_targets_booleans'] = ('check_god_value_targets', lambda players, winner: [p == winner for p in players],
+                                 "a comparison gives True or False")
+
+def god_backup_flipping_from_plus(path, leaf_player, value):
+    "+v on the leaf's parent's edge, then the sign flipped at every level up: the mid-turn edges get it wrong."
+    for k, (node, edge) in enumerate(reversed(path)):
+        node.visits[edge] += 1
+        node.value_sums[edge] += value if k % 2 == 0 else -value
+WRONG['god_backup_flipping_from_plus'] = ('check_god_backup', god_backup_flipping_from_plus, "do not flip the sign at every level")
+
+def backup_returning_new_lists(path, leaf_player, value):
+    "The right numbers in new lists, returned; the nodes keep what they had."
+    return [(node.visits[edge] + 1, node.value_sums[edge] + (value if node.player == leaf_player else -value))
+            for node, edge in path]
+WRONG['backup_returning_new_lists'] = ('check_god_backup', backup_returning_new_lists, "your function changed no node")
+
+def negamax_without_the_minus(state, depth, alpha, beta, evaluate):
+    "The child's score taken as ours (its window still negated and swapped)."
+    if depth == 0 or state.is_over(): return evaluate(state)
+    best = -math.inf
+    for action in legal_actions(state):
+        score = negamax_without_the_minus(apply(state, action), depth - 1, -beta, -alpha, evaluate)
+        best, alpha = max(best, score), max(alpha, score)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_without_the_minus'] = ('check_negamax', negamax_without_the_minus, "negate the child's score")
+
 # Mistakes whose hint once named another mistake, or that passed (found by a review of the checkers)
 def legal_actions_one_worker(state):
     return [a for a in reference_legal_actions(state) if isinstance(a, Placement) or a.worker == 0]
@@ -786,7 +862,7 @@ def test_a_misplaced_policy_is_named_in_the_turned_position():
     message = str(failure.value)
     assert "the position under symmetry 1, where the moves below are named:\n" in message, message
     turned = message.split("where the moves below are named:\n")[1]
-    assert turned.index("notation: ") < turned.index("expected policy (first moves)")
+    assert turned.index("notation: ") < turned.index("expected policy (the moves that differ most)")
 
 def test_the_tally_input_shows_a_draw():
     def tally_without_draws(games):  # gods[None] raises on a draw
@@ -928,6 +1004,19 @@ def test_endless_loop_stopped(checker, one_second):
 
 def test_endless_loop_that_swallows_exceptions_stopped(one_second):
     with pytest.raises(ExerciseFailed, match="did not return within 1 second"): exercises.check_cell_name(loops_swallowing)
+
+def loops_swallowing_everything(*args):  # a bare except around work in C: every alarm arrives as the work returns
+    while True:
+        try: sum(range(10_000))
+        except: pass
+
+def test_endless_loop_with_a_bare_except_stopped(one_second):
+    "The alarm, swallowed by a bare `except:` each time, is raised again at the learner's next line, in the except's body."
+    tracing = sys.gettrace()
+    with pytest.raises(ExerciseFailed, match="did not return within 1 second") as failure:
+        exercises.check_cell_name(loops_swallowing_everything)
+    assert "loops_swallowing_everything" in str(failure.value)
+    assert sys.gettrace() is tracing  # the line tracer is gone with the call
 
 def test_endless_loop_stopped_off_the_main_thread(one_second):
     "Off the main thread (nbdev-test runs cells on a thread of its own) a watchdog thread stops the loop."

@@ -17,8 +17,8 @@ from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, go
 from .notation import NotationError, format_action
 
 # %% auto #0
-__all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line', 'moves',
-           'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
+__all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'given', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line',
+           'moves', 'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
            'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
            'bench_alphabeta', 'usage_error_line', 'main']
 
@@ -31,6 +31,11 @@ MAX_SIMS = 100_000  # the most simulations a move may have, as a run's settings 
 _PLAYER_BACKEND = typer.Option("torch", help="Run networks on torch, onnxruntime or onnxruntime-int8 (a .onnx file always runs on onnxruntime).")
 _ENGINE_WORKERS = typer.Option(0, min=0, help="Engine worker processes (0 = one per core; 1 = this process).")
 _NO_PROGRESS_BAR = typer.Option(False, "--quiet", help="No progress bar.")
+
+def given(value: str | None) -> str | None:
+    "A path or network option's callback: an empty one (an unset shell variable, say) is refused, not read as '.'."
+    if value is not None and not value.strip(): raise typer.BadParameter("is empty: give a path or a name")
+    return value
 
 def shorten(text: str, limit: int = 300) -> str:
     "`text` cut to `limit` characters (an error must not echo a 100 KB argument back)."
@@ -83,8 +88,9 @@ def moves_line(state: State | GodState) -> str:
 @app.command()
 def moves(positions: List[str] = typer.Argument(..., help="One or more positions in notation (or 'startpos'); god positions too.")):
     "Print the legal moves of each POSITION, one line per position (empty, with a note on stderr, where the game is over)."
-    for text in positions:
-        line = moves_line(read_position(text))
+    states = [read_position(text) for text in positions]  # every one read before any is answered
+    for text, state in zip(positions, states):
+        line = moves_line(state)
         if not line: typer.echo(f"{text}: the game is over in this position: no legal moves", err=True)
         typer.echo(line)
 
@@ -106,7 +112,7 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
           threads: int = typer.Option(0, min=0, max=1024, help="Inference threads per worker, torch's or onnxruntime's (0 = cores / workers)."),
           seconds: float = typer.Option(20.0, min=0.1, max=3600, help="Length of each measurement."),
           warmup: float = typer.Option(10.0, min=0, max=3600, help="Seconds of self-play before measuring."),
-          checkpoint: str = typer.Option(None, help="Benchmark this checkpoint (or a run directory's champion) instead of a random net."),
+          checkpoint: str = typer.Option(None, callback=given, help="Benchmark this checkpoint (or a run directory's champion) instead of a random net."),
           compile: bool = typer.Option(False, "--compile", help="Use torch.compile for the network (compiled first, not timed)."),
           backend: str = typer.Option("torch", help="torch, or onnxruntime (the network exported to ONNX, on the CPU; with --precision int8, quantized)."),
           cuda_graphs: bool = typer.Option(False, "--cuda-graphs", help="With --device cuda: replay each batch size as a CUDA graph (one launch a call)."),
@@ -152,8 +158,8 @@ def ray_head_answer(address: str, timeout: float = 5) -> str:
 # %% ../nbs/33_cli.ipynb #457c67e3
 def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: float | None = None,
                       iterations: int | None = None, overrides: list[str] = ()) -> None:
-    """Stop with one sentence if --preset, --net or --set channels/blocks asks a resumed run for another preset or
-    network size than its own, or --hours 0 takes away the time budget that plans its iterations."""
+    """Stop with one sentence if --preset, --net or --set game/channels/blocks asks a resumed run for another preset,
+    game or network size than its own, or --hours 0 takes away the time budget that plans its iterations."""
     import json
     from santorini_az.rundir import RunDirectory
     try: made = json.loads(RunDirectory(run_dir).config_path.read_text())
@@ -167,6 +173,10 @@ def check_resumed_run(run_dir: str, preset: str | None, net: str | None, hours: 
     keeps = f"the run in {run_dir} trains a {size[0]}x{size[1]} network, and a resumed run keeps its network's size"
     asked = parse_net_size(net) if net else None  # a bad size was refused by `train` before this check
     if asked and (asked.channels, asked.blocks) != size: fail(f"--net {net}: {keeps}")
+    for override in (o for o in overrides if o.partition("=")[0].strip() == "game"):
+        if override.partition("=")[2].strip() != made.get("game", "mortal"):
+            fail(f"--set {override}: the run in {run_dir} plays {'the gods' if made.get('game') == 'gods' else 'the mortal game'}, "
+                 "and a resumed run keeps its game (start a new run for the other)")
     for override in (o for o in overrides if o.partition("=")[0].strip() in ("channels", "blocks")):
         try: asked = apply_overrides(config_from_dict(made), [override])
         except (ValueError, TypeError): continue  # a value that is no size: the run's own check names it
@@ -183,13 +193,13 @@ def _run_errors():
 # %% ../nbs/33_cli.ipynb #faf84236
 @app.command()
 def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the default: a 2-core laptop: 40 iterations, 16 to 28 minutes; --hours 0.5 fills half an hour; int8 searches where the CPU has VNNI), long (64x6, hours, resumable), gpu (64x6, ten minutes on one CUDA GPU), seed (256x8, GPU) or gods (one network for every god match-up, chapter 11d)."),
-          run_dir: str = typer.Option(None, "--run-dir", help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
+          run_dir: str = typer.Option(None, "--run-dir", callback=given, help="The run directory (default: runs/<name>, the config's name: the preset's unless changed)."),
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
           hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts. 0: no budget."),
           seed: int = typer.Option(None, help="Random seed of the run, 0 to 2**32 - 1 (default: the config's, 0 in every preset)."),
-          init: str = typer.Option(None, "--init", help="Start from this network instead of random weights: a checkpoint, a run directory (its champion), or champion (the shipped network of the run's game)."),
+          init: str = typer.Option(None, "--init", callback=given, help="Start from this network instead of random weights: a checkpoint, a run directory (its champion), or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4 (or small = 64x6, large = 256x8; default: the preset's)."),
           set_: List[str] = typer.Option([], "--set", help="Override any setting: --set selfplay.games=32 (repeatable)."),
           quiet: bool = typer.Option(False, "--quiet", help="No progress bars or stage lines: only the run's last line."),
@@ -245,7 +255,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
 
 # %% ../nbs/33_cli.ipynb #6c5b10b3
 @app.command()
-def report(run: str = typer.Argument(..., help="A run directory.")):
+def report(run: str = typer.Argument(..., callback=given, help="A run directory.")):
     "Draw the plots of a run (losses, arena, Elo, games/hour) as PNG files in RUN/report/."
     from santorini_az.report import write_report
     try: paths = write_report(run)
@@ -262,8 +272,8 @@ def network_arg(spec: str | None) -> str | None:
 
 # %% ../nbs/33_cli.ipynb #bbd1bb4f
 @app.command()
-def arena(first: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
-          second: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
+def arena(first: str = typer.Argument(..., callback=given, help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
+          second: str = typer.Argument(..., callback=given, help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move for both searches."),
           seed: int = typer.Option(0, min=0, help="Seed of the openings."),
@@ -284,26 +294,29 @@ def arena(first: str = typer.Argument(..., help="A checkpoint, a run directory (
 
 # %% ../nbs/33_cli.ipynb #d06d4621
 @app.command()
-def selfplay(player: str = typer.Argument(..., help="A checkpoint, a run directory (its champion), champion (the shipped network) or mcts (uniform prior)."),
-             out: str = typer.Option(..., "--out", help="The .npz file to write the positions to."),
+def selfplay(player: str = typer.Argument(..., callback=given, help="A checkpoint, a run directory (its champion), champion (the shipped network) or mcts (uniform prior)."),
+             out: str = typer.Option(..., "--out", callback=given, help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move."),
              seed: int = typer.Option(0, min=0, help="Random seed."),
              workers: int = _ENGINE_WORKERS,
              backend: str = _PLAYER_BACKEND,
              quiet: bool = _NO_PROGRESS_BAR,
-             force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
-    "Generate self-play games with PLAYER and save their training positions to --out."
+             force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused)."),
+             gods: Optional[str] = typer.Option(None, help="Play god games: all (a match-up drawn for each game) or two gods, player 1's then player 2's, e.g. apollo,pan. PLAYER is then a god checkpoint, champion (the shipped god network) or mcts.")):
+    "Generate self-play games with PLAYER and save their training positions to --out (with --gods: god games, as a gods run plays them)."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
-    try: stats = generate_games(network_arg(player), games, out, sims, seed, Progress(quiet), workers, backend, replace=force)
+    if gods is not None and backend != "torch": fail(f"--backend {backend} is for mortal networks: god games run on torch")
+    try: stats = generate_games(network_arg(player), games, out, sims, seed, Progress(quiet), workers, backend, replace=force,
+                                gods=gods)
     except _run_errors() as e: fail(str(e))
     typer.echo(f"{stats['games']} games, {stats['positions']} positions -> {out}")
 
 # %% ../nbs/33_cli.ipynb #2537e00b
 @app.command()
 def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods: the turn's first decision, on the god network (a turn is searched step by step: 'move 2 D3' moves worker 2 to D3, then 'build D4' is the next decision)."),
-            checkpoint: str = typer.Option("champion", help="A checkpoint, a run directory (its champion), champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
+            checkpoint: str = typer.Option("champion", callback=given, help="A checkpoint, a run directory (its champion), champion (the shipped network; with gods the shipped god network) or mcts (uniform)."),
             sims: int = typer.Option(200, min=1, max=MAX_SIMS, help="Simulations of the search."),
             top: int = typer.Option(10, min=1, help="How many moves to list."),
             backend: str = _PLAYER_BACKEND):
@@ -319,7 +332,7 @@ def inspect(position: str = typer.Argument(..., help=POSITION_HELP + " With gods
 
 # %% ../nbs/33_cli.ipynb #03a3c4e1
 @app.command()
-def play(checkpoint: str = typer.Option("champion", help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior), a checkpoint or a run directory (its champion)."),
+def play(checkpoint: str = typer.Option("champion", callback=given, help="The engine's network: champion (shipped; with gods the shipped god network), mcts (uniform prior), a checkpoint or a run directory (its champion)."),
          side: int = typer.Option(1, min=1, max=2, help="Your side: 1 (you place and move first) or 2."),
          sims: int = typer.Option(200, min=1, max=MAX_SIMS, help="The engine's simulations per move."),
          position: str = typer.Option("startpos", help="The starting position (a god position plays with its gods)."),
@@ -339,8 +352,8 @@ def play(checkpoint: str = typer.Option("champion", help="The engine's network: 
 
 # %% ../nbs/33_cli.ipynb #d2d79577
 @app.command()
-def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.safetensors), a run directory (its champion), champion (the shipped network) or god_champion (the shipped god network)."),
-           out: str = typer.Option(..., "-o", "--out", help="The ONNX file to write."),
+def export(checkpoint: str = typer.Argument(..., callback=given, help="A network checkpoint (.safetensors), a run directory (its champion), champion (the shipped network) or god_champion (the shipped god network)."),
+           out: str = typer.Option(..., "-o", "--out", callback=given, help="The ONNX file to write."),
            force: bool = typer.Option(False, "--force", help="Replace --out if it exists (else refused).")):
     "Export CHECKPOINT to ONNX, opset 17: input NHWC [B,5,5,9], outputs policy (softmax [B,153]) and value [B,1] (a god network: [B,5,5,36] and [B,126])."
     from santorini_az.export import export_command
@@ -349,10 +362,10 @@ def export(checkpoint: str = typer.Argument(..., help="A network checkpoint (.sa
     typer.echo(f"{out}: {metadata['net']} network, checkpoint {metadata['checkpoint']}")
 
 @app.command()
-def serve(run_dir: Optional[str] = typer.Argument(None, help="A training run directory (none: the networks the app ships)."),
+def serve(run_dir: Optional[str] = typer.Argument(None, callback=given, help="A training run directory (none: the networks the app ships)."),
           host: str = typer.Option("127.0.0.1", help="Address to bind (default: this machine only)."),
           port: int = typer.Option(0, min=0, max=65535, help="Port (0: a free one; the URL is printed)."),
-          app: str = typer.Option(None, "--app", help="The built web app (default: web/dist of this checkout).")):
+          app: str = typer.Option(None, "--app", callback=given, help="The built web app (default: web/dist of this checkout).")):
     "Serve the web app and RUN_DIR's current champion (open pages switch to a new one without a reload), or without RUN_DIR the app's shipped networks."
     from santorini_az.serve import serve_command
     try: serve_command(run_dir, host, port, app, echo=typer.echo)

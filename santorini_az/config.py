@@ -23,12 +23,14 @@ from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory', 'settings', 'check_settings',
-           'check_device', 'check_config', 'god_references', 'check_god_settings', 'cpu_has_amx', 'cpu_has_vnni',
-           'choose_backend', 'choose_train_precision', 'config_to_dict', 'config_from_dict', 'unknown_setting',
-           'apply_overrides', 'resolve_config']
+__all__ = ['GOD_REFERENCE_PLAYERS', 'PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory',
+           'settings', 'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings',
+           'cpu_has_amx', 'cpu_has_vnni', 'choose_backend', 'choose_train_precision', 'config_to_dict',
+           'config_from_dict', 'unknown_setting', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
+GOD_REFERENCE_PLAYERS = ("uniform", "god-alphabeta1", "god-alphabeta2")  # a gods run's references (chapter 11d)
+
 @dataclass
 class ArenaConfig:
     "How networks are compared."
@@ -39,7 +41,7 @@ class ArenaConfig:
     gate_target: float = 0.6  # the sequential gate: the score to promote (against 50%, which should not be)
     gate_rounds: int = 4  # the sequential gate: at most this many rounds of 2 * openings games
     reference_openings: int = 10  # per reference opponent, each twice
-    references: tuple[str, ...] = REFERENCE_PLAYERS
+    references: tuple[str, ...] = REFERENCE_PLAYERS  # a gods run's: GOD_REFERENCE_PLAYERS
     every: int = 1  # evaluate against the references every this many iterations (and at the last)
     time_share: float = 0.0  # > 0: a due evaluation waits while one more would take the references past this share of the run's time
     outside_share: float = 0.0  # > 0: it also waits while one more would take all the stages that measure (MEASURING) past this share
@@ -124,7 +126,7 @@ def preset(name: str) -> RunConfig:
                          selfplay=SelfPlayConfig(games=256, games_in_flight=128, simulations=16, dirichlet_alpha=0.3),
                          train=TrainConfig(batch_size=128, steps_per_iteration=300, lr_schedule="constant", warmup_steps=10),
                          arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2, time_share=0.05,
-                                           references=("uniform", "god-alphabeta1", "god-alphabeta2")))
+                                           references=GOD_REFERENCE_PLAYERS))
     raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu, seed or gods")
 
 PRESETS = ("tiny", "cpu", "long", "gpu", "seed", "gods")
@@ -257,10 +259,14 @@ def check_god_settings(config: RunConfig) -> None:
         if getattr(config, key) != getattr(RunConfig(), key):
             raise ValueError(f"setting {key!r}={getattr(config, key)!r}: a gods run's network has no such knob "
                              f"(keep {getattr(RunConfig(), key)!r})")
-    for key in ("root_search", "full_search_share", "forced_playouts", "random_placements"):
+    for key in ("root_search", "full_search_share", "forced_playouts", "random_placements", "temperature", "max_nodes"):
         if getattr(s, key) != getattr(plain, key):
             raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "
                              f"(keep {getattr(plain, key)!r})")
+    for key in ("reach_loss_weight", "threat_loss_weight"):  # chapter 7a's maps: where the mortal rules let a worker go
+        if getattr(config.train, key) != 0:
+            raise ValueError(f"setting 'train.{key}'={getattr(config.train, key)!r}: its maps follow the mortal rules, "
+                             "not a god's power (keep 0.0 in a gods run)")
 
 # %% ../nbs/24_config.ipynb #50812e1d
 def cpu_has_amx() -> bool:
@@ -356,7 +362,7 @@ def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
 def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = None,
                    overrides: list[str] = ()) -> RunConfig:
     "A preset, overridden by a JSON config file (if given), overridden by `key=value` strings; checked."
-    config = preset(preset_name)
+    config = base = preset(preset_name)
     if config_path is not None and not str(config_path).strip(): raise RunError("--config is empty: name a JSON file")
     if config_path:
         if Path(config_path).exists() and not Path(config_path).is_file():  # a FIFO or a device would block the read
@@ -365,4 +371,8 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
         except OSError as e: raise RunError(f"cannot read config file {config_path}: {e.strerror}") from None
         except json.JSONDecodeError as e: raise RunError(f"config file {config_path} is not valid JSON: {e}") from None
         config = config_from_dict(data, config)
-    return check_config(apply_overrides(config, list(overrides)))
+    config = apply_overrides(config, list(overrides))
+    if config.game != base.game and config.arena.references == base.arena.references:  # the other game's opponents
+        references = GOD_REFERENCE_PLAYERS if config.game == "gods" else REFERENCE_PLAYERS
+        config = replace(config, arena=replace(config.arena, references=references))
+    return check_config(config)

@@ -97,9 +97,10 @@ def play_god_games(factories: list, starts: list[tuple[GodState, tuple[int, int]
     return sorted(records, key=lambda r: r.game_id)
 
 def god_selfplay_games(factory, settings: SelfPlayConfig, seed: int = 0, workers: int | GamePool = 1,
-                       progress: Callable[[int], None] | None = None) -> list[GameRecord]:
-    "Chapter 08's `play_selfplay` for the gods: `settings.games` games of sampled match-ups, searched with `factory`."
-    starts = [(state, (0, 0)) for state in god_openings(settings.games, np.random.default_rng([seed, 1]))]
+                       progress: Callable[[int], None] | None = None, match_up: tuple[str, str] | None = None) -> list[GameRecord]:
+    """Chapter 08's `play_selfplay` for the gods: `settings.games` games of sampled match-ups (or all of `match_up`),
+    searched with `factory`."""
+    starts = [(state, (0, 0)) for state in god_openings(settings.games, np.random.default_rng([seed, 1]), match_up)]
     return play_god_games([factory], starts, engine_settings(settings, settings.games), seed, workers, progress)
 
 # %% ../nbs/11d_god_loop.ipynb #9cbf31c1

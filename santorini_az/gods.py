@@ -340,7 +340,10 @@ def parse_god_position(text: str) -> GodState:
     if len(parts) not in (4, 5):
         raise NotationError(f"{text!r} is not a god position: expected board/player/god:workers/god:workers[/marks]")
     (god1, cells1), (god2, cells2) = _split_god(parts[2], 0), _split_god(parts[3], 1)
-    board = parse_position("/".join(parts[:2] + [cells1, cells2]))
+    plain = "/".join(parts[:2] + [cells1, cells2])
+    try: board = parse_position(plain)
+    except NotationError as e:  # quoted as the reader wrote it, gods included
+        raise NotationError(str(e).replace(repr(plain), repr(text.strip()))) from None
     marks = [m.strip() for m in parts[4].split(",") if m.strip()] if len(parts) == 5 else []
     unknown = sorted(set(marks) - set(MARKS))
     if unknown: raise NotationError(f"unknown mark {unknown[0]!r}: the marks are {', '.join(MARKS)}")

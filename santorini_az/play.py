@@ -96,8 +96,10 @@ def god_player(spec: str, simulations: int = 64):
     from santorini_az.god_training import load_god_checkpoint  # torch: only a god match pays for importing it
     if spec == "mcts": return GodSearchPlayer("mcts", GodUniformFactory(), simulations)
     if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
+    if spec in ("random", "greedy"): raise RunError(f"{spec} plays the game without gods: a god match takes a god "
+                                                    "checkpoint, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8")
     from santorini_az.god_engine import GOD_CHAMPION
-    path = GOD_CHAMPION if spec == "champion" else Path(spec)
+    path = GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)  # god_champion: export's name for it
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8)")
     load_god_checkpoint(path)  # a file that is not a god network is refused here, by name, before any game
     return GodSearchPlayer(network_label(spec), GodNetworkFactory(str(path)), simulations)
@@ -125,15 +127,23 @@ def run_god_match(first: str, second: str, gods: str = "all", openings: int = 50
 # %% ../nbs/27_play.ipynb #00ebbed9
 def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64, seed: int = 0,
                    progress: Progress | None = None, workers: int = 1, backend: str = "torch",
-                   replace: bool = False) -> dict:
+                   replace: bool = False, gods: str | None = None) -> dict:
     """Play `games` self-play games with `spec` ('mcts' or a checkpoint) and save their positions to `out` (.npz); an
-    `out` that exists is refused unless `replace`."""
+    `out` that exists is refused unless `replace`. With `gods` ('all' or two gods, as `god_match_up` reads them), god
+    games searched by the god player `spec` ('mcts', 'champion' or a god checkpoint), as a gods run's self-play."""
     check_out_folder(out)
     progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
-    factory = search_player(spec, simulations, "self-play", backend).factory
     config = SelfPlayConfig(games=games, simulations=simulations)
-    with progress.task("self-play games", games) as advance:
-        records = play_selfplay(factory, config, seed, workers, advance)
+    if gods is not None:
+        from santorini_az.god_loop import god_selfplay_games
+        match_up, player = god_match_up(gods), god_player(spec, simulations)
+        if not hasattr(player, "factory"): raise RunError(f"{spec} plays no self-play: give a god checkpoint, 'champion' or 'mcts'")
+        with progress.task("god self-play games", games) as advance:
+            records = god_selfplay_games(player.factory, config, seed, workers, advance, match_up)
+    else:
+        factory = search_player(spec, simulations, "self-play", backend).factory
+        with progress.task("self-play games", games) as advance:
+            records = play_selfplay(factory, config, seed, workers, advance)
     stats = selfplay_stats(records, config.resign_threshold)
     save_examples(games_to_examples(records), out, stats=np.array(json.dumps(stats)))
     return stats
@@ -212,7 +222,7 @@ def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
     if spec == "mcts": return uniform_god_evaluator
     from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
-    path = GOD_CHAMPION if spec == "champion" else Path(spec)
+    path = GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)  # god_champion: export's name for it
     if path.is_dir():
         from santorini_az.network import folder_given
         raise RunError(folder_given(path))

@@ -768,7 +768,8 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
     "The `santorini_az match` command: one budget for both (or `go_second` for the second); prints the result."
     if gods is not None:  # checked before any engine starts
         try: gods = parse_gods(gods.split(","))
-        except ProtocolError as e: raise ProtocolError(f"--gods takes two gods separated by a comma, e.g. apollo,pan: {e}") from None
+        except ProtocolError as e: raise ProtocolError(f"--gods takes two gods separated by a comma, e.g. apollo,pan (a match "
+                                                       f"plays one match-up; arena --gods all draws one per opening): {e}") from None
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
     if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
     if go_second is not None:

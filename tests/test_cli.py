@@ -32,6 +32,12 @@ def test_moves_one_line_per_position():
     assert result.stderr == f"{finished}: the game is over in this position: no legal moves\n", result.stderr  # said once
 
 
+def test_moves_reads_every_position_before_it_answers():
+    result = run("moves", "startpos", "0000000000000000000000000/1/zeus:C3,D4/pan:B2,E5")
+    assert result.returncode == 2 and "zeus" in result.stderr
+    assert result.stdout == ""  # not the first position's moves, then the error
+
+
 def test_show_reports_result():
     result = run("show", "0000030000000000000000000/2/A5,A4/E1,D1")
     assert result.returncode == 0 and "player 1 has won" in result.stdout
@@ -41,6 +47,8 @@ def test_show_reports_result():
     (("show", "garbage"), "'garbage' is not a position"), (("moves", "stratpos"), "/1//, or startpos"),
     (("moves", "1111/1//"), "the board '1111' must be 25 digits"),
     (("perft", "0000000000000000000000000/1/A1,A1/", "1"), "two workers share a cell"),
+    (("show", "0000000000000000000000000/1/apollo:C3,C3/pan:B2,D2"),  # quoted as written, gods included
+     "'0000000000000000000000000/1/apollo:C3,C3/pan:B2,D2': invalid position: two workers share a cell"),
     (("arena", "champion", "alphabeta13", "--openings", "1"), "no such checkpoint 'alphabeta13'"),
     (("selfplay", "mcts", "--out", "/no/such/folder/games.npz"), "--out: the folder /no/such/folder does not exist"),
     (("selfplay", "mcts", "--out", f"{README}/games.npz"), f"--out: {README} is a file, not a folder"),

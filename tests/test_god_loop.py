@@ -81,7 +81,10 @@ def test_unknown_god_reference_is_named():
     pytest.param(["--set", "precision=bf16", "--set", "backend=torch"], "'precision'='bf16': a gods run's network has no such knob",
                  marks=pytest.mark.skipif(not cpu_supports_bf16(), reason="this CPU has no bf16: refused earlier, for that")),
     (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
-    (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1")])
+    (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1"),
+    (["--set", "selfplay.temperature=0.5"], "'selfplay.temperature'=0.5: a gods run's engine has no such knob"),
+    (["--set", "selfplay.max_nodes=40"], "'selfplay.max_nodes'=40: a gods run's engine has no such knob"),
+    (["--set", "train.threat_loss_weight=0.5"], "its maps follow the mortal rules")])
 def test_bad_settings_of_a_gods_run_are_exit_2_before_any_work(tmp_path, args, message):
     done = run_cli_forked(["train", "--preset", "gods", "--run-dir", str(tmp_path / "run"), *args], cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr, done.stderr
@@ -105,3 +108,25 @@ def test_a_gods_run_one_writer_then_resume_after_sigkill(tmp_path):
     evaluate = [r for r in run.records() if r.stage == "evaluate" and not r.values.get("skipped")][-1]
     assert set(evaluate.values) >= {"score_vs_uniform", "score_vs_god-alphabeta1", "score_vs_god-alphabeta2", "elo"}
     assert (run.root / "report" / "report.png").exists()
+
+
+def test_the_references_follow_a_game_set_by_hand():
+    "`--set game=...` on the other game's preset takes that game's reference opponents, unless they are set too."
+    from santorini_az.arena import REFERENCE_PLAYERS
+    from santorini_az.config import GOD_REFERENCE_PLAYERS, resolve_config
+    assert resolve_config("tiny", overrides=["game=gods"]).arena.references == GOD_REFERENCE_PLAYERS
+    assert resolve_config("gods", overrides=["game=mortal"]).arena.references == REFERENCE_PLAYERS
+    assert resolve_config("tiny", overrides=["game=gods", "arena.references=uniform"]).arena.references == ("uniform",)
+
+
+def test_selfplay_with_gods_writes_god_examples_of_its_match_up(tmp_path):
+    "`santorini_az selfplay --gods`: god games of the match-up asked, saved as a gods run's examples (36 planes, 126 actions)."
+    from santorini_az.play import generate_games
+    stats = generate_games("mcts", 3, tmp_path / "games.npz", simulations=4, seed=1, gods="artemis,atlas")
+    saved = np.load(tmp_path / "games.npz")
+    assert saved["planes"].shape[1:] == (5, 5, 36) and saved["policy"].shape[1] == 126
+    assert len(saved["planes"]) == stats["positions"] > 0
+    records = god_selfplay_games(GodUniformFactory(), SelfPlayConfig(games=2, simulations=4), seed=1, match_up=("artemis", "atlas"))
+    assert {r.start.gods for r in records} == {("artemis", "atlas")}
+    done = run_cli_forked(["selfplay", "alphabeta2", "--gods", "all", "--out", str(tmp_path / "x.npz")], cwd=tmp_path)
+    assert done.returncode == 2 and "alphabeta2 plays no self-play" in done.stderr and not (tmp_path / "x.npz").exists()

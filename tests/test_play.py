@@ -174,3 +174,14 @@ def test_inspect_prints_no_negative_zero():
                                  "rows": [{"move": "C3", "prior": 0.5, "visits": 3, "share": 0.5, "q": -0.0004}]}))
     shown = console.export_text()
     assert "-0.000" not in shown and shown.count("+0.000") == 3, shown
+
+
+def test_god_champion_is_the_shipped_god_network_everywhere():
+    "export's name for the shipped god network works where god positions take 'champion' (play, inspect, arena)."
+    from santorini_az.play import god_evaluator, god_player
+    from santorini_az.gods import from_mortal
+    from santorini_az.game import initial_state
+    from santorini_az.god_training import GodNode
+    node = GodNode(from_mortal(initial_state(), ("apollo", "pan")))
+    assert god_evaluator("god_champion")(node) == god_evaluator("champion")(node)
+    assert vars(god_player("god_champion").factory) == vars(god_player("champion").factory)

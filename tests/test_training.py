@@ -577,6 +577,12 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--config", "pipe"], "the config file pipe is not a regular file"),
     (["train", "--config", ""], "--config is empty"),
     (["train", "--preset", ""], "unknown preset ''"),  # not the default preset, run for minutes
+    (["train", "--run-dir", "", "--preset", "tiny"], "Invalid value for '--run-dir': is empty"),  # not runs/tiny
+    (["report", ""], "Invalid value for 'run': is empty"),  # not '.'
+    (["export", "champion", "--out", ""], "Invalid value for '-o' / '--out': is empty"),
+    (["inspect", "startpos", "--checkpoint", " "], "Invalid value for '--checkpoint': is empty"),
+    (["arena", "mcts", "", "--openings", "1"], "Invalid value for 'second': is empty"),
+    (["arena", "random", "mcts", "--gods", "apollo,pan", "--openings", "1"], "random plays the game without gods"),
     (["train", "--ray", "127.0.0.1:1"], "nothing answers at 127.0.0.1:1"),  # not minutes of Ray's own retries
     (["train", "--ray", "a cluster"], "--ray takes HOST:PORT"),  # reading a FIFO would block for ever
     (["train", "--ray", "localhost:99999"], "a port from 1 to 65535"),
@@ -783,10 +789,11 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
 @pytest.mark.parametrize("asked, message", [(["--preset", "gpu"], "was made with preset 'tiny'"),
                                             (["--net", "32x4"], "trains a 16x2 network"),
                                             (["--set", "channels=32"], "--set channels=32: the run in"),
-                                            (["--set", "blocks=4"], "--set blocks=4: the run in")])
+                                            (["--set", "blocks=4"], "--set blocks=4: the run in"),
+                                            (["--set", "game=gods"], "plays the mortal game, and a resumed run keeps its game")])
 def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
-    """`train --resume` with another --preset, --net or --set channels/blocks than the run's: one sentence naming the
-    option, nothing changed."""
+    """`train --resume` with another --preset, --net or --set game/channels/blocks than the run's: one sentence naming
+    the option, nothing changed."""
     before = {p: p.read_bytes() for p in finished_tiny_run.rglob("*") if p.is_file()}
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(finished_tiny_run), *asked], cwd=tmp_path)
     assert done.returncode == 2 and message in done.stderr and asked[0] in done.stderr, done.stdout + done.stderr

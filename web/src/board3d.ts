@@ -5,7 +5,7 @@ import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { type BoardScene, type BoardView, PLAYER_COLOURS } from "./board";
 
 const LEVEL_SIZES = [0.92, 0.78, 0.62]; // widths of the level 1, 2 and 3 blocks
-const LEVEL_HEIGHT = 0.28;
+const LEVEL_HEIGHT = 0.24;
 const BASE = 0.08; // the board tile's thickness
 const ANIMATION_MS = 350;
 
@@ -64,7 +64,7 @@ export class Board3D implements BoardView {
     container.appendChild(this.renderer.domElement);
     this.renderer.domElement.className = "board3d";
     this.camera = new THREE.PerspectiveCamera(40, 1, 0.1, 100);
-    this.camera.position.set(0, 7.5, 6.5);
+    this.camera.position.set(0, 9.1, 4.5);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.maxPolarAngle = Math.PI * 0.45;
     this.controls.minDistance = 4;

@@ -23,13 +23,13 @@ from .arena import REFERENCE_PLAYERS
 from .rundir import RunError
 
 # %% auto #0
-__all__ = ['GOD_REFERENCE_PLAYERS', 'PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory',
+__all__ = ['GOD_DEFAULT_REFERENCES', 'PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory',
            'settings', 'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings',
            'cpu_has_amx', 'cpu_has_vnni', 'choose_backend', 'choose_train_precision', 'config_to_dict',
            'config_from_dict', 'unknown_setting', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
-GOD_REFERENCE_PLAYERS = ("uniform", "god-alphabeta1", "god-alphabeta2")  # a gods run's references (chapter 11d)
+GOD_DEFAULT_REFERENCES = ("uniform", "god-alphabeta1", "god-alphabeta2")  # a gods run's references unless set (the gods preset's)
 
 @dataclass
 class ArenaConfig:
@@ -41,7 +41,7 @@ class ArenaConfig:
     gate_target: float = 0.6  # the sequential gate: the score to promote (against 50%, which should not be)
     gate_rounds: int = 4  # the sequential gate: at most this many rounds of 2 * openings games
     reference_openings: int = 10  # per reference opponent, each twice
-    references: tuple[str, ...] = REFERENCE_PLAYERS  # a gods run's: GOD_REFERENCE_PLAYERS
+    references: tuple[str, ...] = REFERENCE_PLAYERS  # a gods run's: GOD_DEFAULT_REFERENCES
     every: int = 1  # evaluate against the references every this many iterations (and at the last)
     time_share: float = 0.0  # > 0: a due evaluation waits while one more would take the references past this share of the run's time
     outside_share: float = 0.0  # > 0: it also waits while one more would take all the stages that measure (MEASURING) past this share
@@ -126,7 +126,7 @@ def preset(name: str) -> RunConfig:
                          selfplay=SelfPlayConfig(games=256, games_in_flight=128, simulations=16, dirichlet_alpha=0.3),
                          train=TrainConfig(batch_size=128, steps_per_iteration=300, lr_schedule="constant", warmup_steps=10),
                          arena=ArenaConfig(openings=10, simulations=16, reference_openings=4, every=2, time_share=0.05,
-                                           references=GOD_REFERENCE_PLAYERS))
+                                           references=GOD_DEFAULT_REFERENCES))
     raise ValueError(f"unknown preset {name!r}: use tiny, cpu, long, gpu, seed or gods")
 
 PRESETS = ("tiny", "cpu", "long", "gpu", "seed", "gods")
@@ -373,6 +373,6 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
         config = config_from_dict(data, config)
     config = apply_overrides(config, list(overrides))
     if config.game != base.game and config.arena.references == base.arena.references:  # the other game's opponents
-        references = GOD_REFERENCE_PLAYERS if config.game == "gods" else REFERENCE_PLAYERS
+        references = GOD_DEFAULT_REFERENCES if config.game == "gods" else REFERENCE_PLAYERS
         config = replace(config, arena=replace(config.arena, references=references))
     return check_config(config)

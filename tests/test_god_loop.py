@@ -113,8 +113,8 @@ def test_a_gods_run_one_writer_then_resume_after_sigkill(tmp_path):
 def test_the_references_follow_a_game_set_by_hand():
     "`--set game=...` on the other game's preset takes that game's reference opponents, unless they are set too."
     from santorini_az.arena import REFERENCE_PLAYERS
-    from santorini_az.config import GOD_REFERENCE_PLAYERS, resolve_config
-    assert resolve_config("tiny", overrides=["game=gods"]).arena.references == GOD_REFERENCE_PLAYERS
+    from santorini_az.config import GOD_DEFAULT_REFERENCES, resolve_config
+    assert resolve_config("tiny", overrides=["game=gods"]).arena.references == GOD_DEFAULT_REFERENCES
     assert resolve_config("gods", overrides=["game=mortal"]).arena.references == REFERENCE_PLAYERS
     assert resolve_config("tiny", overrides=["game=gods", "arena.references=uniform"]).arena.references == ("uniform",)
 

@@ -284,11 +284,10 @@ def arena(first: str = typer.Argument(..., callback=given, help="A checkpoint, a
     "Play FIRST against SECOND and print the score with its 95% confidence interval (with --gods: from god openings)."
     from santorini_az.play import run_god_match, run_match, match_summary
     from santorini_az.progress import Progress
-    if gods is not None and backend != "torch": fail(f"--backend {backend} is for mortal networks: god matches run on torch")
     first, second = network_arg(first), network_arg(second)
     try:
         if gods is None: result = run_match(first, second, openings, sims, seed, Progress(quiet), workers, backend)
-        else: result = run_god_match(first, second, gods, openings, sims, seed, Progress(quiet), workers)
+        else: result = run_god_match(first, second, gods, openings, sims, seed, Progress(quiet), workers, backend)
     except _run_errors() as e: fail(str(e))
     typer.echo(match_summary(result, gods))
 
@@ -307,7 +306,6 @@ def selfplay(player: str = typer.Argument(..., callback=given, help="A checkpoin
     "Generate self-play games with PLAYER and save their training positions to --out (with --gods: god games, as a gods run plays them)."
     from santorini_az.play import generate_games
     from santorini_az.progress import Progress
-    if gods is not None and backend != "torch": fail(f"--backend {backend} is for mortal networks: god games run on torch")
     try: stats = generate_games(network_arg(player), games, out, sims, seed, Progress(quiet), workers, backend, replace=force,
                                 gods=gods)
     except _run_errors() as e: fail(str(e))

@@ -123,9 +123,7 @@ def onnx_factory(path: str | Path, threads: int = 1, int8: bool = False, game: s
         path = quantized
     found = onnx_metadata(path).get("game", "mortal")  # a clear error now rather than in a worker process
     if game is not None and found != game:
-        raise ExportError((f"{given} is a god network's ONNX export, which the browser app plays: here a god network "
-                           "plays from its .safetensors checkpoint, with --gods" if given.suffix == ".onnx" else
-                           f"{given} is a god network: play it with --gods (in the engine: the GodCheckpoint option)")
+        raise ExportError(f"{given} is a god network: play it with --gods (in the engine: the GodCheckpoint option)"
                           if found == "gods" else f"{given} is a network of the game without gods: god positions need a "
                           "god network (a god run's checkpoint, or champion)")
     return OnnxFactory(str(path), threads)

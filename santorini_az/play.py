@@ -34,10 +34,11 @@ from .progress import Progress, said_if_slow
 
 # %% auto #0
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
-           'match_up_text', 'match_summary', 'god_player', 'god_match_up', 'run_god_match', 'generate_games',
-           'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god', 'god_evaluator',
-           'inspect_position', 'signed', 'inspect_table', 'powers_text', 'help_text', 'legend', 'rules_of', 'board_of',
-           'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position', 'engine_player', 'play_game']
+           'match_up_text', 'match_summary', 'god_onnx_factory', 'god_player', 'god_match_up', 'run_god_match',
+           'generate_games', 'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
+           'god_evaluator', 'inspect_position', 'signed', 'inspect_table', 'powers_text', 'help_text', 'legend',
+           'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position',
+           'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
 BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
@@ -90,10 +91,20 @@ def match_summary(result: MatchResult, gods: str | None = None) -> str:
             f"(95% interval {low:.1%} to {high:.1%})")
 
 # %% ../nbs/27_play.ipynb #96a2de4a
-def god_player(spec: str, simulations: int = 64):
-    "The god match player of `spec`: a god checkpoint, 'champion' (the shipped god network), 'mcts' or 'alphabetaN'."
+def god_onnx_factory(path: Path, backend: str):
+    "The ONNX Runtime recipe of the god network at `path` (a checkpoint, exported beside it once, or its .onnx export)."
+    if backend == "onnxruntime-int8":
+        raise RunError("backend onnxruntime-int8 is for mortal networks (its int8 copy is calibrated on mortal positions): "
+                       "a god network runs on torch or onnxruntime")
+    from santorini_az.onnx_runtime import onnx_factory  # chapter 31a, as a gods run's searches use it
+    return onnx_factory(path, game="gods")
+
+def god_player(spec: str, simulations: int = 64, backend: str = "torch"):
+    """The god match player of `spec`: a god checkpoint (or its .onnx export), 'champion' (the shipped god network),
+    'mcts' or 'alphabetaN'; a network runs on `backend`, torch or onnxruntime (a .onnx file always on onnxruntime)."""
     from santorini_az.god_loop import GodAlphaBetaReference, GodNetworkFactory, GodSearchPlayer, GodUniformFactory
     from santorini_az.god_training import load_god_checkpoint  # torch: only a god match pays for importing it
+    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if spec == "mcts": return GodSearchPlayer("mcts", GodUniformFactory(), simulations)
     if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
     if spec in ("random", "greedy"): raise RunError(f"{spec} plays the game without gods: a god match takes a god "
@@ -101,6 +112,8 @@ def god_player(spec: str, simulations: int = 64):
     from santorini_az.god_engine import GOD_CHAMPION
     path = GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)  # god_champion: export's name for it
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8)")
+    if backend != "torch" or path.suffix == ".onnx":
+        return GodSearchPlayer(network_label(spec), god_onnx_factory(path, backend), simulations)
     load_god_checkpoint(path)  # a file that is not a god network is refused here, by name, before any game
     return GodSearchPlayer(network_label(spec), GodNetworkFactory(str(path)), simulations)
 
@@ -114,11 +127,11 @@ def god_match_up(gods: str) -> tuple[str, str] | None:
     return names
 
 def run_god_match(first: str, second: str, gods: str = "all", openings: int = 50, simulations: int = 64, seed: int = 0,
-                  progress: Progress | None = None, workers: int = 1) -> MatchResult:
+                  progress: Progress | None = None, workers: int = 1, backend: str = "torch") -> MatchResult:
     "`run_match` with gods: `first` against `second` (god specs) from `openings` god openings, both seats."
     from santorini_az.god_loop import god_openings, play_god_match
     progress, match_up = progress or Progress(), god_match_up(gods)
-    a, b = god_player(first, simulations), god_player(second, simulations)
+    a, b = god_player(first, simulations, backend), god_player(second, simulations, backend)
     rng = np.random.default_rng(seed)
     starts = god_openings(openings, rng, match_up)  # chapter 11d's, one match-up or drawn for each
     with progress.task(f"{a.name} vs {b.name}", 2 * openings) as advance:
@@ -136,7 +149,7 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
     config = SelfPlayConfig(games=games, simulations=simulations)
     if gods is not None:
         from santorini_az.god_loop import god_selfplay_games
-        match_up, player = god_match_up(gods), god_player(spec, simulations)
+        match_up, player = god_match_up(gods), god_player(spec, simulations, backend)
         if not hasattr(player, "factory"): raise RunError(f"{spec} plays no self-play: give a god checkpoint, 'champion' or 'mcts'")
         with progress.task("god self-play games", games) as advance:
             records = god_selfplay_games(player.factory, config, seed, workers, advance, match_up)
@@ -217,8 +230,9 @@ def inspect_god(state: GodState, evaluate: GodEvaluator, simulations: int = 200)
                       root.value, node_value(root), principal_variation(root))
 
 def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
-    "The god evaluator `spec` names: 'mcts' (uniform), 'champion' (chapter 11c's god network) or a god checkpoint."
-    if backend != "torch": raise RunError(f"god positions run their network on torch; backend {backend!r} is for mortal ones")
+    """The god evaluator `spec` names: 'mcts' (uniform), 'champion' (chapter 11c's god network) or a god checkpoint (or
+    its .onnx export); a network runs on `backend`, torch or onnxruntime (a .onnx file always on onnxruntime)."""
+    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if spec == "mcts": return uniform_god_evaluator
     from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
@@ -227,6 +241,13 @@ def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
         from santorini_az.network import folder_given
         raise RunError(folder_given(path))
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion' or 'mcts')")
+    if backend != "torch" or path.suffix == ".onnx":
+        from santorini_az.god_encoding import encode_nodes
+        batch = god_onnx_factory(path, backend)()
+        def evaluate(node):  # chapter 03b's evaluator: one node -> (126 logits, value)
+            logits, values = batch(encode_nodes([node]))
+            return logits[0].tolist(), float(values[0])
+        return evaluate
     return god_network_evaluator(load_god_checkpoint(path)[0])
 
 # %% ../nbs/27_play.ipynb #bc30cfce

@@ -76,13 +76,13 @@ def test_bad_input_is_one_clear_line(args, culprit):
     assert result.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: ") and culprit in lines[0]
 
 
-def test_a_god_network_exported_to_onnx_is_named_not_misread(tmp_path):
-    "God positions read a god network's .safetensors checkpoint; an .onnx export gets one sentence, not a parse error."
+def test_a_damaged_god_onnx_file_is_named_not_misread(tmp_path):
+    "God positions play a god network's .onnx export on onnxruntime; a damaged one gets one sentence, not a traceback."
     exported = tmp_path / "god.onnx"
     exported.write_bytes(b"\x08\x07onnx")
     result = run("inspect", "0000000000000000000000000/1/apollo:C3,D4/pan:B2,D2", "--checkpoint", str(exported))
     lines = result.stderr.strip().splitlines()
-    assert result.returncode == 2 and len(lines) == 1 and f"{exported} is an ONNX export" in lines[0], result.stderr
+    assert result.returncode == 2 and len(lines) == 1 and f"{exported} is not a readable ONNX file" in lines[0], result.stderr
 
 
 def test_progress_lines_stay_whole_in_a_pipe():
@@ -201,13 +201,27 @@ def test_a_god_arena_between_the_god_network_and_the_uniform_search():
 
 @pytest.mark.parametrize("args, culprit", [
     (("--gods", "artemis,zeus"), "got 'artemis,zeus': the gods are mortal"),
-    (("--gods", "all", "--backend", "onnxruntime"), "--backend onnxruntime is for mortal networks"),
+    (("--gods", "all", "--backend", "onnxruntime-int8"), "backend onnxruntime-int8 is for mortal networks"),
     (("--gods", "all", "--openings", "1"), "not a god network checkpoint")])  # the mortal champion as a god player
 def test_a_god_arena_refuses_in_one_line_before_any_game(args, culprit):
     mortal = Path(__file__).resolve().parent.parent / "santorini_az" / "models" / "champion.safetensors"
     result = run("arena", str(mortal) if culprit.startswith("not") else "champion", "mcts", *args)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert culprit in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_god_networks_run_on_onnxruntime_too(tmp_path):
+    "--backend onnxruntime with gods: the god network's ONNX export searches (arena) and evaluates (inspect) as torch's."
+    result = run("arena", "champion", "mcts", "--gods", "artemis,demeter", "--openings", "1", "--sims", "8", "--quiet",
+                 "--workers", "1", "--backend", "onnxruntime")
+    assert result.returncode == 0 and "/2 = " in result.stdout, result.stderr
+    position = "0000000000000000000000000/1/apollo:C3,D4/pan:B2,E5"
+    values = {}
+    for backend in ("torch", "onnxruntime"):
+        shown = run("inspect", position, "--sims", "1", "--backend", backend)
+        assert shown.returncode == 0, shown.stderr
+        values[backend] = float(re.search(r"network value ([+-][0-9.]+)", shown.stdout)[1])
+    assert abs(values["torch"] - values["onnxruntime"]) <= 0.002, values
 
 
 def test_a_seed_out_of_range_is_refused_before_the_run_directory_is_made(tmp_path):

@@ -372,7 +372,12 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
         except json.JSONDecodeError as e: raise RunError(f"config file {config_path} is not valid JSON: {e}") from None
         config = config_from_dict(data, config)
     config = apply_overrides(config, list(overrides))
-    if config.game != base.game and config.arena.references == base.arena.references:  # the other game's opponents
-        references = GOD_DEFAULT_REFERENCES if config.game == "gods" else REFERENCE_PLAYERS
-        config = replace(config, arena=replace(config.arena, references=references))
+    if config.game != base.game:  # the preset's settings for its own game, where not set by hand, follow the game asked
+        if config.arena.references == base.arena.references:  # the other game's opponents
+            references = GOD_DEFAULT_REFERENCES if config.game == "gods" else REFERENCE_PLAYERS
+            config = replace(config, arena=replace(config.arena, references=references))
+        train, plain = config.train, TrainConfig()
+        if config.game == "gods":  # chapter 7a's maps follow the mortal rules (`check_god_settings`)
+            config = replace(config, train=replace(train, **{key: getattr(plain, key) for key in ("reach_loss_weight", "threat_loss_weight")
+                                                            if getattr(train, key) == getattr(base.train, key)}))
     return check_config(config)

@@ -106,27 +106,33 @@ TIME_LIMIT = 5.0  # seconds one call of a learner's function may run before its 
 class _TimedOut(BaseException):
     "Sent into the learner's function when it runs past the limit (not an Exception: `except Exception` lets it by)."
 
-def _raise_at_every_line(frame: types.FrameType, armed: list[bool]) -> None:
-    """From now on, raise _TimedOut at each line the learner's code runs, from `frame` (the learner's, where the alarm
-    found it) down to new calls. A bare `except:` around a loop's work swallows an alarm that arrives as the work
-    returns, every time; raised again in its own body, where no `try` covers it, it leaves the loop."""
+def _raise_at_next_line(frame: types.FrameType, armed: list[bool], home: str) -> None:
+    """Raise _TimedOut at the next line the learner's code (module `home`) runs, in the frames running now or called
+    from now on. A bare `except:` around a loop's work swallows an alarm that arrives as the work returns, every time;
+    raised again in its own body, where no `try` covers it, it leaves the loop. Library code (a `with` block's exit,
+    say) is not cut short, and Python drops the tracer once it has raised (the next alarm sets it again)."""
     def tracer(frame, event, arg):
-        if not armed[0] or frame.f_code in _OWN_CODE: return None
+        if not armed[0] or frame.f_globals.get("__name__") != home: return None
         if event == "line": raise _TimedOut()
         return tracer
     sys.settrace(tracer)  # the frames called from now on
-    while frame is not None and frame.f_code not in _OWN_CODE:  # the learner's frames running now
-        frame.f_trace = tracer
+    while frame is not None and frame.f_code not in _OWN_CODE:  # the frames running now, up to the checker's
+        if frame.f_globals.get("__name__") == home: frame.f_trace = tracer
         frame = frame.f_back
 
-def _run_with_alarm(run: Callable, seconds: float):
-    """`run()` in the main thread, interrupted by SIGALRM after `seconds`; should that be swallowed, again 0.2 s later,
-    at every line of the learner's code."""
-    armed, alarms, tracing = [True], [0], sys.gettrace()
+def _run_with_alarm(run: Callable, seconds: float, home: str | None = None):
+    """`run()` in the main thread, interrupted by SIGALRM after `seconds`; should that be swallowed, again every 0.2 s,
+    and then at the next line of the learner's code (module `home`) too. An alarm that finds library code running (a
+    `with` block's exit, say) is raised at the learner's next line instead, so that the library's state stays whole
+    (for a second at most: a library call that does not return is stopped where it is)."""
+    armed, alarms, traced, tracing = [True], [0], [False], sys.gettrace()
     def stop(signum, frame):
         if not armed[0]: return
         alarms[0] += 1
-        if alarms[0] > 1: _raise_at_every_line(frame, armed)
+        if home is not None and (alarms[0] > 1 or frame.f_globals.get("__name__") != home):
+            traced[0] = True
+            _raise_at_next_line(frame, armed, home)
+            if frame.f_globals.get("__name__") != home and alarms[0] <= 5: return  # library code: not here
         raise _TimedOut()
     previous = signal.signal(signal.SIGALRM, stop)
     try:
@@ -138,7 +144,7 @@ def _run_with_alarm(run: Callable, seconds: float):
         armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if alarms[0] > 1: sys.settrace(tracing)  # a debugger's or coverage's tracer, if one ran before
+        if traced[0]: sys.settrace(tracing)  # a debugger's or coverage's tracer, if one ran before
 
 def _run_with_watchdog(run: Callable, seconds: float):
     "`run()` in any thread: a watchdog thread sends _TimedOut into this one after `seconds` (and every 0.2 s after)."
@@ -162,12 +168,12 @@ def _run_with_watchdog(run: Callable, seconds: float):
             done.set()
             send(target, None)
 
-def _run_limited(run: Callable, seconds: float | None):
-    "`run()`, stopped by _TimedOut after `seconds` (None or 0: no limit)."
+def _run_limited(run: Callable, seconds: float | None, home: str | None = None):
+    "`run()`, stopped by _TimedOut after `seconds` (None or 0: no limit); `home`: the module of the learner's code."
     if seconds is None or not 0 < seconds < math.inf: return run()
     if (hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
             and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)):  # the alarm is free: nobody else's timer runs
-        return _run_with_alarm(run, seconds)
+        return _run_with_alarm(run, seconds, home)
     return _run_with_watchdog(run, seconds)
 
 # %% ../nbs/34_exercises.ipynb #2a8161e5
@@ -415,7 +421,7 @@ def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _R
         return got
     home = getattr(fn, "__module__", None) or "__main__"
     global _answers
-    try: got = _run_limited(run, TIME_LIMIT)
+    try: got = _run_limited(run, TIME_LIMIT, home)
     except NotImplementedError as e:
         if _is_stub(e, fn): raise _NotWritten() from None
         raise _raised(e, args, shown_input, home) from None
@@ -846,7 +852,7 @@ def _check_backups(fn: Callable, cases: list, values: list[float], show_leaf: Ca
     i = failing[0]
     (path, leaf), (value, added_n, added_w, others) = cases[i], results[i]
     hints = []
-    if not any(any(r[1]) or any(r[2]) for r in results):
+    if not any(any(r[1]) or any(r[2]) or r[3] for r in results):
         hints.append("your function changed no node: the backup works in place (node.visits[edge] += 1, "
                      "node.value_sums[edge] += ...), and what it returns is not read")
     elif added_n != [1] * len(path): hints.append("add exactly one visit to every edge on the path")
@@ -1183,7 +1189,7 @@ def check_augment(fn: Callable) -> bool:
                 elif np.allclose(got_policy, want_policy, rtol=1e-2, atol=1e-3):
                     hints.append(f"the right moves, but the values only to about three digits: keep the policy's float type "
                                  f"(yours is {got_policy.dtype}, the input's {policy.dtype}) and move the values, not recompute them")
-                gaps = np.abs(got_policy.astype(np.float64) - want_policy)
+                gaps = np.nan_to_num(np.abs(got_policy.astype(np.float64) - want_policy), nan=np.inf)  # nan: the worst
                 differing = [a for a in np.argsort(-gaps, kind="stable")[:6] if gaps[a] > 0]  # the worst first
                 shown_policy = lambda p: ", ".join(f"{_action_text(transform_state(state, s), action_from_index(transform_state(state, s), a))}: {p[a]:.5g}"
                                                    for a in differing)
@@ -1946,13 +1952,15 @@ def _god_value_hints(players: list[int], winner: int | None, expected: list[floa
             fn, [(players, winner) for _, players, winner in games],
             lambda players, winner: [0.0] * len(players) if not winner else [1.0 if p == winner else -1.0 for p in players]):
         return ["winner 0 is player 1, a winner: `if not winner` takes it for a draw; test `winner is None`"]
+    if fn is not None and any(_on_every_game(fn, [(players, winner) for _, players, winner in games], lambda players, winner:
+                                             [0.0] * len(players) if winner is None else
+                                             [1.0 if p + shift == winner else -1.0 for p in players]) for shift in (1, -1)):
+        return ["players and winner count from 0 alike (player 1 is 0): compare players[k] == winner as they are"]
     alternating = [[(-1.0) ** (len(got) - 1 - k) * sign for k in range(len(got))] for sign in (1.0, -1.0)]
     if got in alternating: return ["do not flip the sign per decision: a god's turn is several decisions of the same "
                                    "player (Artemis's second move, a second build), so compare each decision's player "
                                    "with the winner"]
     if got == [-v for v in expected]: return ["the sign is the wrong way round: +1 where the player is the winner"]
-    if any(got == [1.0 if p + shift == winner else -1.0 for p in players] for shift in (1, -1)):
-        return ["players and winner count from 0 alike (player 1 is 0): compare players[k] == winner as they are"]
     if all(v == got[0] for v in got): return ["each target is for the player to move at that decision: +1 where "
                                               "players[k] == winner, -1 where not"]
     if set(got) - {1.0, -1.0}: return ["a won game has no 0 targets: +1 for the winner's decisions, -1 for the loser's"]

@@ -72,8 +72,8 @@ def load_god_checkpoint(path: str | Path) -> tuple[GodNet, dict]:
     path = Path(path)
     if path.is_dir(): raise RunError(folder_given(path))
     if not path.is_file(): raise RunError(f"no god network checkpoint at {path}")
-    if path.suffix == ".onnx": raise RunError(f"{path} is an ONNX export: god positions here read a god network's "
-                                              ".safetensors checkpoint (the .onnx is for the browser app)")
+    if path.suffix == ".onnx": raise RunError(f"{path} is an ONNX export: give the god network's .safetensors checkpoint "
+                                              "here (arena, inspect, play and selfplay play a .onnx with --gods)")
     try:
         with safe_open(str(path), framework="pt", device="cpu") as f:
             metadata, tensors = f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}

@@ -152,7 +152,8 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
         match_up, player = god_match_up(gods), god_player(spec, simulations, backend)
         if not hasattr(player, "factory"): raise RunError(f"{spec} plays no self-play: give a god checkpoint, 'champion' or 'mcts'")
         with progress.task("god self-play games", games) as advance:
-            records = god_selfplay_games(player.factory, config, seed, workers, advance, match_up)
+            from santorini_az.engine import available_cores
+            records = god_selfplay_games(player.factory, config, seed, workers or available_cores(), advance, match_up)  # 0: a core each
     else:
         factory = search_player(spec, simulations, "self-play", backend).factory
         with progress.task("self-play games", games) as advance:

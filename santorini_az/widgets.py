@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import io
+import numbers
 import random
 import threading
 from dataclasses import dataclass
@@ -30,21 +31,22 @@ from .arena import is_reference, network_label, search_factory
 from .rundir import Record, RunError, read_records
 from .play import Inspection, god_evaluator, inspect, inspect_god, pv_line, signed
 from .gods import (GODS, POWER_TEXT, GodState, Step, Turn, build, format_god_position, format_turn, god_apply,
-                               god_how_won, god_start, move, parse_god_position, parse_turn, place)
+                               from_mortal, god_how_won, god_start, move, parse_god_position, parse_turn, place)
 from .god_encoding import (END_ACTION, GodNode, legal_sub_actions, node_play, play_sub_action, step_of,
                                         turn_tree)
 from .god_search import (GodEvaluator, god_search, god_search_player, has_won_mid_turn, most_visited,
                                      node_winner, turn_played, uniform_god_evaluator)
 
 # %% auto #0
-__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'WidgetError', 'load_evaluator',
-           'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'climbed', 'status_line', 'move_cells',
-           'BoardWidget', 'who_played', 'engine_moves', 'last_turn', 'clickable_outcomes', 'engine_reply',
-           'stop_when_unseen', 'check_side', 'PlayWidget', 'overlay', 'eval_bar', 'moves_table', 'InspectWidget',
-           'selfplay_record', 'run_summary', 'report_svg', 'summary_table', 'TrainingDashboard', 'pause_when_unseen',
-           'watch_training', 'power_line', 'god_status_line', 'legal_steps', 'god_click_targets', 'god_prompt',
-           'GodClick', 'god_click', 'god_end_turn', 'god_refusal', 'DrawnBoard', 'drawn_board', 'drawn_position',
-           'turn_cells', 'GodBoardWidget', 'SearchCancelled', 'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
+__all__ = ['LEVEL_FILL', 'PLAYER_FILL', 'PLAYER_NAMES', 'LABEL_GUTTER', 'BOARD_JS', 'BOARD_CSS', 'MAX_SIMULATIONS', 'WidgetError',
+           'load_evaluator', 'click_targets', 'refusal', 'Click', 'click_result', 'board_picture', 'climbed',
+           'status_line', 'move_cells', 'BoardWidget', 'who_played', 'engine_moves', 'last_turn', 'clickable_outcomes',
+           'engine_reply', 'stop_when_unseen', 'check_side', 'check_count', 'PlayWidget', 'overlay', 'eval_bar',
+           'moves_table', 'InspectWidget', 'selfplay_record', 'run_summary', 'report_svg', 'summary_table',
+           'TrainingDashboard', 'pause_when_unseen', 'watch_training', 'power_line', 'won_by', 'god_status_line',
+           'legal_steps', 'god_click_targets', 'god_prompt', 'GodClick', 'god_click', 'god_end_turn', 'god_refusal',
+           'DrawnBoard', 'drawn_board', 'drawn_position', 'turn_cells', 'GodBoardWidget', 'SearchCancelled',
+           'god_engine_turn', 'GodPlayWidget', 'GodInspectWidget']
 
 # %% ../nbs/29_widgets.ipynb #495f318c
 class WidgetError(ValueError):
@@ -401,6 +403,9 @@ BOARD_CSS = """
 def _as_state(position: State | str | None) -> State:
     if position is None: return initial_state()
     if isinstance(position, State): return position
+    if not isinstance(position, str):
+        raise WidgetError(f"this board takes a position of the game without gods (a State, or in notation), not "
+                          f"{type(position).__name__}{': a GodBoardWidget plays god positions' if type(position).__name__ == 'GodState' else ''}")
     try: return parse_position(position)
     except NotationError as e: raise WidgetError(str(e)) from None
 
@@ -507,9 +512,9 @@ def _play(self: BoardWidget, action: Action | str) -> None:
         elif action not in legal_actions(state): raise WidgetError(f"{action} is not legal in {format_position(state)}")
         self._states.append(state.apply(action)); self._actions.append(action)
         self._selection = ()
-        with self.hold_sync():
-            self.moves = self.moves + [format_action(state, action)]
+        with self.hold_sync():  # said before `moves` changes: its observers (a game's result, the engine) have the last word
             self._sync(f"{who_played(self.humans, state.player)} played {format_action(state, action)}")
+            self.moves = self.moves + [format_action(state, action)]
 
 def last_turn(states: Sequence) -> list[int]:
     """The indexes `k` of the moves of the last player's last turn (`states[k]` before each, the position now last):
@@ -535,6 +540,10 @@ def _accepts_clicks(self: BoardWidget) -> bool:
 BoardWidget.reset, BoardWidget.play, BoardWidget._sync, BoardWidget._accepts_clicks = _reset, _play, _sync, _accepts_clicks
 
 # %% ../nbs/29_widgets.ipynb #53bdf9f6
+def _is_cell(cell) -> bool:
+    "Is `cell` a cell number, 0-24 (an int or a numpy integer, not True or False)?"
+    return isinstance(cell, numbers.Integral) and not isinstance(cell, bool) and 0 <= cell < CELLS
+
 def _click(self: BoardWidget, cell: int) -> str:
     "Click on `cell` (0-24), exactly as in the browser; the message shown."
     with self._lock:
@@ -543,11 +552,11 @@ def _click(self: BoardWidget, cell: int) -> str:
         elif self.thinking: reason = "the engine is thinking: wait for its move"
         elif winner(self.state) is None and self.state.player not in self.humans:
             reason = f"it is not your turn: player {self.state.player + 1} is the engine"
-        elif not (isinstance(cell, int) and 0 <= cell < CELLS): reason = f"there is no cell {cell!r}: cells are 0-24"
+        elif not _is_cell(cell): reason = f"there is no cell {cell!r}: cells are 0-24"
         else: reason = None
         if reason:
             self._sync(reason, refused=True); return reason
-        result = click_result(self.state, self._selection, cell)
+        result = click_result(self.state, self._selection, int(cell))
         if result.action is not None:
             self.play(result.action)  # which says what was played (or, against an engine, that it thinks)
             return self.message
@@ -660,15 +669,22 @@ def check_side(human) -> None:
     if human not in (0, 1) or isinstance(human, bool):
         raise WidgetError(f"human must be 0 (you play first, red) or 1 (second, blue); got {human!r}")
 
+MAX_SIMULATIONS = 100_000  # as the command line's --sims (and a run's settings) allow
+
+def check_count(name: str, value, low: int = 1, high: int = MAX_SIMULATIONS) -> None:
+    "WidgetError unless `value` is a whole number from `low` to `high` (a simulation count, say), named `name`."
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise WidgetError(f"{name} must be a whole number from {low:,} to {high:,}; got {value!r}")
+
 class PlayWidget:
     "A game against the engine in the notebook: controls for side, opponent and simulations, and the board."
     def __init__(self, opponent: str = "champion", human: int = 0, simulations: int = 200, cell_px: int = 56):
-        check_side(human)
+        check_side(human); check_count("simulations", simulations)
         self.board = BoardWidget(cell_px=cell_px)
         self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
                                         value=human, description="side")
         self.opponent = ipywidgets.Text(value=opponent, description="opponent", placeholder="champion, mcts or a checkpoint path")
-        self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
+        self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=MAX_SIMULATIONS, description="simulations")
         self.new_game_button = ipywidgets.Button(description="new game", button_style="primary")
         self.new_game_button.on_click(lambda _: self.new_game())
         self.pending = ipywidgets.HTML()  # says so while the controls differ from the game being played
@@ -730,7 +746,7 @@ def _maybe_think(self: PlayWidget) -> None:
     board = self.board
     with board._lock:
         state = board.state
-        if self.evaluate is None or board.thinking or winner(state) is not None or state.player == self.human:
+        if self.evaluate is None or board.unavailable or board.thinking or winner(state) is not None or state.player == self.human:
             if winner(state) is not None: board._sync(self._result_message(), refused=False)
             return
         board.thinking, board.progress = True, 0.0
@@ -761,7 +777,9 @@ def _think(self: PlayWidget, state: State, game: int) -> None:
             if winner(board.state) is None and board.state.player == self.human:
                 played = " and ".join(engine_moves(board._states, board.moves, self.human, self._by_engine))
                 board._sync(f"the engine played {played}: your turn")
-        if error: board._sync(error, refused=True)
+        if error:  # said, and the engine stops until a new game (a search started again would fail again, at once)
+            board.unavailable = f"{error}; press new game to try again"
+            board._sync(error, refused=True)
     self._maybe_think()
 
 def _result_message(self: PlayWidget) -> str:
@@ -831,6 +849,7 @@ class InspectWidget:
         specs = [specs] if isinstance(specs, str) else list(specs)
         if not 1 <= len(specs) <= 2:
             raise WidgetError(f"specs must name one or two evaluators, like ['mcts', 'champion']; got {specs!r}")
+        check_count("simulations", simulations); check_count("top", top, high=153)
         self.specs, self.simulations, self.top, self.cell_px = specs, simulations, top, cell_px
         self.evaluators = [self.load(spec) for spec in specs]
         replay = self.record_board(position, moves)
@@ -866,6 +885,7 @@ class InspectWidget:
     # What differs with gods (`GodInspectWidget` below): the evaluators, the search, the words, the cells of a move.
     def load(self, spec: str) -> Evaluator: return load_evaluator(spec)
     def status(self, state: State) -> str: return status_line(state)
+    def board_status(self, state: State) -> str: return status_line(state)  # under each board
     def drawn(self, state: State) -> State: return state  # the board the views draw
     def cells(self, state: State, action: Action) -> list[int]: return move_cells(state, action)
 
@@ -890,6 +910,7 @@ def _show(self: InspectWidget) -> None:
             board = widgets[kind]
             with board.hold_sync():
                 board.reset(self.drawn(state))
+                board.status = self.board_status(state)  # the game's: a god board drawn as a mortal one would misread a win
                 prior = "uniform prior" if spec.lower() == "mcts" else "network prior"
                 board.last, board.title = last, f"{network_label(spec)}: {prior if kind == 'prior' else 'search visits'}"
                 traits = overlay(moves, getattr(seen, kind), self.top) if seen else {"heat": [], "heat_labels": [], "arrows": []}
@@ -1065,12 +1086,21 @@ def power_line(player: int, god: str) -> str:
     return f"{PLAYER_NAMES[player]}, {god.capitalize()}: {POWER_TEXT[god]}"
 
 # %% ../nbs/29_widgets.ipynb #95a1ff1b
-def god_status_line(state: GodState) -> str:
-    "Whose turn it is or who has won, with the gods, and Athena's mark if it is on."
+def won_by(state: GodState, winner: int, before: GodState | None = None) -> str:
+    """How `winner`'s last turn won (from the position `before` it, where known): ': climbed onto level 3 on C5' where a
+    worker of theirs moved onto level 3, else Pan's own way. Without `before`, any worker on level 3 counts, although
+    Minotaur may have pushed it there."""
+    board = state.board
+    if before is None: cells = [c for c in board.workers[winner] if board.heights[c] == WIN_LEVEL]
+    else: cells = [a for b, a in zip(before.board.workers[winner], board.workers[winner]) if a != b and board.heights[a] == WIN_LEVEL]
+    if cells: return f": climbed onto level 3 on {cell_name(cells[0])}"
+    return ": moved down two or more levels" if state.gods[winner] == "pan" else ""
+
+def god_status_line(state: GodState, before: GodState | None = None) -> str:
+    "Whose turn it is or who has won (and how: `won_by`, from the position `before` the last turn), with the gods, and Athena's mark if it is on."
     def who(p): return f"player {p + 1} ({PLAYER_NAMES[p]}, {state.gods[p].capitalize()})"
     if (w := node_winner(state)) is not None:
-        pan = ": moved down two or more levels" if state.gods[w] == "pan" else ""  # Pan's own way to win
-        return f"{who(w)} has won{god_how_won(state) or climbed(state.board, w) or pan}"
+        return f"{who(w)} has won{god_how_won(state) or won_by(state, w, before)}"
     line = f"{who(state.player)} to " + ("place a worker" if in_setup(state.board) else "move")
     if state.athena_moved_up: line += "; Athena moved up: no worker may move up this turn"
     return line
@@ -1212,6 +1242,8 @@ def turn_cells(state: GodState, steps) -> list[int]:
 def _as_god_state(state: GodState | str | None) -> GodState:
     if state is None: return god_start()
     if isinstance(state, GodState): return state
+    if isinstance(state, State): return from_mortal(state, ("mortal", "mortal"))  # chapter 01's position: two mortals
+    if not isinstance(state, str): raise WidgetError(f"this board takes a god position (a GodState, or in notation), not {type(state).__name__}")
     try: return parse_god_position(state)
     except NotationError as e: raise WidgetError(str(e)) from None
 
@@ -1263,9 +1295,9 @@ def _god_play(self: GodBoardWidget, turn: Turn | str) -> None:
         after, text = god_apply(state, tuple(turn)), format_turn(state, tuple(turn))
         self._states.append(after); self._turns.append(tuple(turn))
         self.node, self._pending = GodNode(after), None
-        with self.hold_sync():
-            self.moves = self.moves + [text]
+        with self.hold_sync():  # said first, as `BoardWidget.play` does: the observers of `moves` have the last word
             self._sync(f"{who_played(self.humans, state.player)} played {text}")
+            self.moves = self.moves + [text]
 
 def _god_play_sub_action(self: GodBoardWidget, index: int, done: str = "") -> None:
     "Play sub-action `index` at the current node (the never-made build after a winning move follows by itself)."
@@ -1287,26 +1319,28 @@ def _god_sync(self: GodBoardWidget, message: str, refused: bool = False) -> None
         self.dome_shown = accepts and node.state.gods[node.state.player] == "atlas" and not in_setup(node.state.board)
         self.last = turn_cells(node.state, node.steps) if node.steps else [
             cell for k in last_turn(self._states) for cell in turn_cells(self._states[k], self._turns[k])]
-        self.status, self.message, self.refused = god_status_line(node.state), message, refused
+        before = self._states[-2] if not node.steps and len(self._states) > 1 else None  # to tell how the last turn won
+        self.status, self.message, self.refused = god_status_line(node.state, before), message, refused
 
 GodBoardWidget.reset, GodBoardWidget.play, GodBoardWidget._sync = _god_reset, _god_play, _god_sync
 GodBoardWidget.play_sub_action = _god_play_sub_action
 
 # %% ../nbs/29_widgets.ipynb #12c5f74e
 def _click_refusal(self: GodBoardWidget, cell) -> str | None:
-    "Why the board takes no click at all now (display only, the engine thinking, not your turn, no such cell), or None."
+    "Why the board takes no click at all now (display only, no engine, the engine thinking, not your turn, no such cell), or None."
     if not self.interactive: return "this board is for display only"
+    if self.unavailable: return self.unavailable
     if self.thinking: return "the engine is thinking: wait for its move"
     if node_winner(self.state) is None and self.state.player not in self.humans:
         return f"it is not your turn: player {self.state.player + 1} is the engine"
-    if not (isinstance(cell, int) and 0 <= cell < CELLS): return f"there is no cell {cell!r}: cells are 0-24"
+    if not _is_cell(cell): return f"there is no cell {cell!r}: cells are 0-24"
     return None
 
 def _god_click(self: GodBoardWidget, cell: int) -> str:
     "Click on `cell` (0-24), exactly as in the browser; the message shown."
     with self._lock:
         if reason := _click_refusal(self, cell): self._sync(reason, refused=True); return reason
-        result = god_click(self.node, self._pending, cell, self.dome)
+        result = god_click(self.node, self._pending, int(cell), self.dome)
         if result.action is not None:
             step = step_of(result.action)
             if step is not None and step.kind == "dome": self.dome = False  # the switch is for one build
@@ -1395,8 +1429,11 @@ class GodPlayWidget:
     prior: pick both gods, your side, the engine and the simulations, then click."""
     def __init__(self, gods=("apollo", "athena"), human: int = 0, simulations: int = 100, opponent: str = "network",
                  cell_px: int = 56):
-        check_side(human)
-        if isinstance(gods, str) or len(gods) != 2: raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
+        check_side(human); check_count("simulations", simulations)
+        if isinstance(gods, str) or not isinstance(gods, (tuple, list)) or len(gods) != 2:
+            raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
+        gods = [g.strip().lower() if isinstance(g, str) else g for g in gods]  # as positions read them: 'Apollo' too
+        if len(gods) != 2: raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
         if unknown := [g for g in gods if g not in GODS]: raise WidgetError(f"unknown god {unknown[0]!r}: use {', '.join(GODS)}")
         if opponent not in ("network", "uniform"): raise WidgetError(f"opponent must be 'network' or 'uniform', got {opponent!r}")
         self.board = GodBoardWidget(cell_px=cell_px)
@@ -1405,7 +1442,7 @@ class GodPlayWidget:
         self.powers = ipywidgets.HTML()
         self.side = ipywidgets.Dropdown(options=[("you play first (red)", 0), ("you play second (blue)", 1)],
                                         value=human, description="side")
-        self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=1_000_000, description="simulations")
+        self.simulations = ipywidgets.BoundedIntText(value=simulations, min=1, max=MAX_SIMULATIONS, description="simulations")
         self.opponent = ipywidgets.Dropdown(options=[("god network", "network"), ("uniform prior", "uniform")],
                                             value=opponent, description="engine")
         self._network = None  # the shipped god network's evaluator, loaded at its first turn
@@ -1459,7 +1496,7 @@ def _god_new_game(self: GodPlayWidget) -> None:
     gods = tuple(p.value for p in self.god_pickers)
     board = self.board
     with board._lock:
-        board.thinking, board.progress = False, 0.0
+        board.thinking, board.progress, board.unavailable = False, 0.0, ""
         board.humans, board.undo_to = {self.human}, self.human
         red, blue = (g.capitalize() for g in gods)
         engine = "the god network" if self._engine == "network" else "the uniform prior"
@@ -1475,7 +1512,7 @@ def _god_maybe_think(self: GodPlayWidget) -> None:
     board = self.board
     with board._lock:
         state = board.state
-        if board.thinking or node_winner(state) is not None or state.player == self.human:
+        if board.unavailable or board.thinking or node_winner(state) is not None or state.player == self.human:
             if node_winner(state) is not None: board._sync(self._result_message())
             return
         board.thinking, board.progress = True, 0.0
@@ -1502,7 +1539,9 @@ def _god_think(self: GodPlayWidget, state: GodState, game: int) -> None:
             if node_winner(board.state) is None and board.state.player == self.human:  # else it plays on at once
                 played = " and ".join(engine_moves(board._states, board.moves, self.human, self._by_engine))
                 board._sync(f"the engine played {played}: your turn: {god_prompt(board.node)}")
-        if error: board._sync(error, refused=True)
+        if error:  # as in `PlayWidget`: said, and no search again until a new game
+            board.unavailable = f"{error}; press new game to try again"
+            board._sync(error, refused=True)
     self._maybe_think()
 
 def _god_evaluator(self: GodPlayWidget) -> GodEvaluator:
@@ -1528,8 +1567,11 @@ class GodInspectWidget(InspectWidget):
     def load(self, spec: str) -> GodEvaluator:
         try: return god_evaluator(spec)
         except RunError as e: raise WidgetError(str(e)) from None
+    def board_status(self, state: GodState) -> str:  # how a win was won, from the position before the last turn
+        k = next(k for k, s in enumerate(self.states) if s is state)
+        return god_status_line(state, self.states[k - 1] if k else None)
     def status(self, state: GodState) -> str:  # both gods: the boards do not show them
-        return f"{god_status_line(state)} — " + ", ".join(f"{PLAYER_NAMES[p]}: {state.gods[p].capitalize()}" for p in (0, 1))
+        return f"{self.board_status(state)} — " + ", ".join(f"{PLAYER_NAMES[p]}: {state.gods[p].capitalize()}" for p in (0, 1))
     def drawn(self, state: GodState) -> State: return state.board
     def cells(self, state: GodState, action: int) -> list[int]: return turn_cells(state, [step_of(action)])
 

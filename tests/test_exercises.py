@@ -1010,13 +1010,29 @@ def loops_swallowing_everything(*args):  # a bare except around work in C: every
         try: sum(range(10_000))
         except: pass
 
+def loops_swallowing_around_a_with(*args):  # the work inside a library's context manager, which must exit whole
+    while True:
+        try:
+            with torch.no_grad(): torch.ones(64, 64) @ torch.ones(64, 64)
+        except: pass
+
 def test_endless_loop_with_a_bare_except_stopped(one_second):
-    "The alarm, swallowed by a bare `except:` each time, is raised again at the learner's next line, in the except's body."
-    tracing = sys.gettrace()
-    with pytest.raises(ExerciseFailed, match="did not return within 1 second") as failure:
-        exercises.check_cell_name(loops_swallowing_everything)
-    assert "loops_swallowing_everything" in str(failure.value)
-    assert sys.gettrace() is tracing  # the line tracer is gone with the call
+    """The alarm, swallowed by a bare `except:` each time, is raised again at the learner's next line, in the except's
+    body; never in library code (torch.no_grad's exit runs whole), and a tracer that ran before (a debugger's, coverage's)
+    is put back."""
+    lines = []
+    def outer_tracer(frame, event, arg):  # stands for a debugger's: it sees the calls, and the checker must give it back
+        lines.append(event)
+        return None
+    sys.settrace(outer_tracer)
+    try:
+        with pytest.raises(ExerciseFailed, match="did not return within 1 second") as failure:
+            exercises.check_cell_name(loops_swallowing_everything)
+        assert sys.gettrace() is outer_tracer
+    finally: sys.settrace(None)
+    assert "loops_swallowing_everything" in str(failure.value) and lines
+    with pytest.raises(ExerciseFailed, match="did not return within 1 second"): exercises.check_cell_name(loops_swallowing_around_a_with)
+    assert torch.is_grad_enabled() and sys.gettrace() is None
 
 def test_endless_loop_stopped_off_the_main_thread(one_second):
     "Off the main thread (nbdev-test runs cells on a thread of its own) a watchdog thread stops the loop."

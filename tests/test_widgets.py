@@ -160,7 +160,7 @@ def test_the_engine_moves_first_when_the_human_plays_second_and_undo_returns_to_
 
 
 def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search():
-    game = PlayWidget("mcts", human=1, simulations=200_000)
+    game = PlayWidget("mcts", human=1, simulations=100_000)
     assert game.board.thinking
     assert "thinking" in game.board.click(12) and game.board.refused
     game.side.value = 0
@@ -171,20 +171,20 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
 
 def test_a_board_changed_in_code_while_the_engine_thinks_gets_a_move_for_the_position_it_has():
     "A reset or a play in code during the engine's search stops that search: the engine searches the new position."
-    game = PlayWidget("mcts", human=1, simulations=200_000)  # the engine (player 1) opens: a long search of the empty board
+    game = PlayWidget("mcts", human=1, simulations=100_000)  # the engine (player 1) opens: a long search of the empty board
     assert game.board.thinking
     game._simulations = 16  # the searches from now on (the running one read its 200,000 already)
     game.board.reset("0000000000000000000000000/1/A1,B1/C1,D1")  # player 1, the engine, to move in another position
     game.wait(timeout=60)
     assert not game.board.thinking and len(game.board.moves) == 1 and game.board.state.player == 1  # the human's turn
     assert parse_action(parse_position("0000000000000000000000000/1/A1,B1/C1,D1"), game.board.moves[0])  # legal there
-    game = PlayWidget("mcts", human=1, simulations=200_000)
+    game = PlayWidget("mcts", human=1, simulations=100_000)
     game._simulations = 16
     game.board.play("C3")  # player 1's first placement, made in code: the engine places its second worker after it
     game.wait(timeout=60)
     assert game.board.moves[0] == "C3" and len(game.board.moves) == 2 and game.board.state.player == 1
     assert game.board.message == f"the engine played {game.board.moves[1]}: your turn"  # C3 was played in code, not by it
-    gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=200_000)
+    gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=100_000)
     gods._simulations = 8
     gods.board.reset(god_start(("apollo", "minotaur")))
     gods.wait(timeout=60)
@@ -712,7 +712,7 @@ def test_a_god_game_against_the_engine_finishes_legally(gods):
 
 
 def test_god_game_engine_first_new_game_and_picture():
-    game = GodPlayWidget(("apollo", "pan"), human=1, simulations=200_000)
+    game = GodPlayWidget(("apollo", "pan"), human=1, simulations=100_000)
     assert game.board.thinking and "thinking" in game.board.click(12)
     game.side.value = 0
     game.god_pickers[0].value = "atlas"
@@ -722,7 +722,7 @@ def test_god_game_engine_first_new_game_and_picture():
     assert "for the next game" not in game.powers.value and game.gods == ("atlas", "pan")
     game.simulations.value = 300  # the side, the engine and the simulations too wait for new game, and say so
     assert "for the next game" in game.powers.value
-    game.simulations.value = 200_000
+    game.simulations.value = 100_000
     assert "for the next game" not in game.powers.value
     game.wait(timeout=60)
     assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
@@ -757,8 +757,8 @@ def test_god_game_engine_plays_the_chosen_engine(opponent):
     assert ("the god network" if opponent == "network" else "the uniform prior") in game.board.title
 
 
-@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", human=1, simulations=1_000_000),
-                                  lambda: GodPlayWidget(("apollo", "pan"), human=1, simulations=1_000_000)],
+@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", human=1, simulations=100_000),
+                                  lambda: GodPlayWidget(("apollo", "pan"), human=1, simulations=100_000)],
                          ids=["mortal", "gods"])
 def test_the_engine_stops_when_no_view_is_left_and_thinks_again_when_shown(make):
     """The browser counts the board's views: when the last one goes (the cell ran again, or its output was cleared),
@@ -884,3 +884,60 @@ def test_a_dome_is_drawn_unlike_a_worker():
     assert worker_fills == {"#d9534f", "#2c7be5"} and "#1f4e99" not in worker_fills
     letters = [t for t in root.iter(f"{ns}text") if t.text in ("a", "b", "x", "y")]
     assert len(letters) == 4 and all((float(t.get("x")), float(t.get("y")) - 5) != centre for t in letters)
+
+
+def test_an_engine_that_fails_says_so_once_and_waits_for_a_new_game(monkeypatch):
+    "The engine's error stays on the board; no search starts again at once (it looped, a core busy, before)."
+    import santorini_az.god_engine as god_engine
+    from pathlib import Path
+    monkeypatch.setattr(god_engine, "GOD_CHAMPION", Path("/nonexistent/god.safetensors"))
+    game = GodPlayWidget(("artemis", "athena"), human=1, simulations=8, opponent="network")
+    game.wait()
+    assert not game.board.thinking and game.board.message.startswith("the engine failed: ") and game.board.refused
+    assert game.board.click(3).endswith("press new game to try again")  # refused, naming why
+    game.opponent.value = "uniform"
+    game.new_game()
+    game.wait()
+    assert not game.board.unavailable and len(game.board.moves) == 2  # the uniform engine placed its workers
+
+
+@pytest.mark.parametrize("widget", ["mortal", "gods"])
+def test_a_winning_click_is_announced(widget):
+    "Your winning move ends with the result, not with 'you played ...' (the engine's wins were the only ones said)."
+    if widget == "gods":
+        game = GodPlayWidget(("mortal", "mortal"), human=0, simulations=4, opponent="uniform")
+        game.board.reset("0000000300002000000000000/1/mortal:C3,A1/mortal:E5,E4")
+    else:
+        game = PlayWidget("mcts", human=0, simulations=4)
+        game.board.reset("0000000300002000000000000/1/C3,A1/E5,E4")
+    game.wait()
+    game.board.click(12); game.board.click(7)  # C3 (level 2) to C4 (level 3)
+    game.wait()
+    assert game.board.message.startswith("you win after 1 "), game.board.message
+
+
+def test_how_a_god_game_was_won_is_read_from_the_last_turn():
+    "A worker Minotaur pushed onto level 3 is not a climb: Pan's drop won (the board alone said 'climbed')."
+    heights = ["0"] * 25; heights[8], heights[10] = "2", "3"  # D4 on level 2, A3 on level 3
+    board = GodBoardWidget("".join(heights) + "/2/pan:D4,B3/minotaur:C3,E1")
+    for cell in ("C3", "B3", "C2", "D4", "D5"): board.click(parse_cell(cell))  # push Pan's B3 onto A3; Pan drops D4 to D5
+    assert board.status == "player 1 (red, Pan) has won: moved down two or more levels", board.status
+    inspect = GodInspectWidget("".join(heights) + "/2/pan:D4,B3/minotaur:C3,E1", "C3>B3^C2", simulations=4)
+    assert inspect.ply == 1  # Pan stands on level 3, pushed there, and has not won: the boards say whose turn it is
+    assert all("has won" not in row[kind].status for row in inspect.rows for kind in ("prior", "share"))
+
+
+@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", simulations=0), lambda: GodPlayWidget(simulations=2.5),
+                                  lambda: InspectWidget(simulations=-7), lambda: InspectWidget(top=0)])
+def test_counts_out_of_range_are_refused_not_coerced(make):
+    with pytest.raises(WidgetError, match="must be a whole number from 1 to"): make()
+
+
+def test_boards_take_numpy_cells_refuse_booleans_and_the_other_games_positions():
+    import numpy as np
+    from santorini_az.gods import god_start
+    board = BoardWidget()
+    assert board.click(np.int64(12)) == "player 1 played C3" and board.click(True) == "there is no cell True: cells are 0-24"
+    with pytest.raises(WidgetError, match="a GodBoardWidget plays god positions"): BoardWidget(god_start(("apollo", "pan")))
+    assert GodBoardWidget(initial_state()).state.gods == ("mortal", "mortal")  # chapter 01's position, two mortals
+    assert GodPlayWidget(("Apollo", "athena"), simulations=4, opponent="uniform").gods == ("apollo", "athena")

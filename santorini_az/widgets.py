@@ -669,7 +669,7 @@ def check_side(human) -> None:
     if human not in (0, 1) or isinstance(human, bool):
         raise WidgetError(f"human must be 0 (you play first, red) or 1 (second, blue); got {human!r}")
 
-MAX_SIMULATIONS = 100_000  # as the command line's --sims (and a run's settings) allow
+MAX_SIMULATIONS = 1_000_000  # minutes of the readable search for one move (as the control allows): more is a slip
 
 def check_count(name: str, value, low: int = 1, high: int = MAX_SIMULATIONS) -> None:
     "WidgetError unless `value` is a whole number from `low` to `high` (a simulation count, say), named `name`."

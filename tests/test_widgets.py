@@ -160,7 +160,7 @@ def test_the_engine_moves_first_when_the_human_plays_second_and_undo_returns_to_
 
 
 def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search():
-    game = PlayWidget("mcts", human=1, simulations=100_000)
+    game = PlayWidget("mcts", human=1, simulations=1_000_000)
     assert game.board.thinking
     assert "thinking" in game.board.click(12) and game.board.refused
     game.side.value = 0
@@ -171,20 +171,20 @@ def test_clicks_wait_while_the_engine_thinks_and_new_game_drops_a_stale_search()
 
 def test_a_board_changed_in_code_while_the_engine_thinks_gets_a_move_for_the_position_it_has():
     "A reset or a play in code during the engine's search stops that search: the engine searches the new position."
-    game = PlayWidget("mcts", human=1, simulations=100_000)  # the engine (player 1) opens: a long search of the empty board
+    game = PlayWidget("mcts", human=1, simulations=1_000_000)  # the engine (player 1) opens: a long search of the empty board
     assert game.board.thinking
     game._simulations = 16  # the searches from now on (the running one read its 200,000 already)
     game.board.reset("0000000000000000000000000/1/A1,B1/C1,D1")  # player 1, the engine, to move in another position
     game.wait(timeout=60)
     assert not game.board.thinking and len(game.board.moves) == 1 and game.board.state.player == 1  # the human's turn
     assert parse_action(parse_position("0000000000000000000000000/1/A1,B1/C1,D1"), game.board.moves[0])  # legal there
-    game = PlayWidget("mcts", human=1, simulations=100_000)
+    game = PlayWidget("mcts", human=1, simulations=1_000_000)
     game._simulations = 16
     game.board.play("C3")  # player 1's first placement, made in code: the engine places its second worker after it
     game.wait(timeout=60)
     assert game.board.moves[0] == "C3" and len(game.board.moves) == 2 and game.board.state.player == 1
     assert game.board.message == f"the engine played {game.board.moves[1]}: your turn"  # C3 was played in code, not by it
-    gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=100_000)
+    gods = GodPlayWidget(("artemis", "athena"), human=1, simulations=1_000_000)
     gods._simulations = 8
     gods.board.reset(god_start(("apollo", "minotaur")))
     gods.wait(timeout=60)
@@ -712,7 +712,7 @@ def test_a_god_game_against_the_engine_finishes_legally(gods):
 
 
 def test_god_game_engine_first_new_game_and_picture():
-    game = GodPlayWidget(("apollo", "pan"), human=1, simulations=100_000)
+    game = GodPlayWidget(("apollo", "pan"), human=1, simulations=1_000_000)
     assert game.board.thinking and "thinking" in game.board.click(12)
     game.side.value = 0
     game.god_pickers[0].value = "atlas"
@@ -722,7 +722,7 @@ def test_god_game_engine_first_new_game_and_picture():
     assert "for the next game" not in game.powers.value and game.gods == ("atlas", "pan")
     game.simulations.value = 300  # the side, the engine and the simulations too wait for new game, and say so
     assert "for the next game" in game.powers.value
-    game.simulations.value = 100_000
+    game.simulations.value = 1_000_000
     assert "for the next game" not in game.powers.value
     game.wait(timeout=60)
     assert not game.board.thinking and game.board.moves == [] and game.board.state.gods == ("atlas", "pan")
@@ -757,8 +757,8 @@ def test_god_game_engine_plays_the_chosen_engine(opponent):
     assert ("the god network" if opponent == "network" else "the uniform prior") in game.board.title
 
 
-@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", human=1, simulations=100_000),
-                                  lambda: GodPlayWidget(("apollo", "pan"), human=1, simulations=100_000)],
+@pytest.mark.parametrize("make", [lambda: PlayWidget("mcts", human=1, simulations=1_000_000),
+                                  lambda: GodPlayWidget(("apollo", "pan"), human=1, simulations=1_000_000)],
                          ids=["mortal", "gods"])
 def test_the_engine_stops_when_no_view_is_left_and_thinks_again_when_shown(make):
     """The browser counts the board's views: when the last one goes (the cell ran again, or its output was cleared),

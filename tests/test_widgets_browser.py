@@ -50,7 +50,7 @@ def write_notebook(path: Path, simulations: int) -> None:
     whose cell runs again while it thinks (the old search must stop)."""
     cells = ["from santorini_az.widgets import PlayWidget",
              f"game = PlayWidget('mcts', human=0, simulations={simulations})\ngame",
-             "slow = PlayWidget('mcts', human=1, simulations=10**7)  # the engine moves first, and thinks for long\n"
+             "slow = PlayWidget('mcts', human=1, simulations=10**6)  # the engine moves first, and thinks for long\n"
              "slows = globals().setdefault('slows', []); slows.append(slow)\nslow",
              "print('the kernel answers:', 6 * 7)",
              "slow.side.value = 0\nslow.new_game()  # drops the long search",

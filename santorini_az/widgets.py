@@ -1015,6 +1015,10 @@ def summary_table(summary: dict[str, str]) -> str:
 class TrainingDashboard:
     "A live view of the run directory `run_dir`: the newest numbers and the report's panels, refreshed every `interval` s."
     def __init__(self, run_dir: Path | str, interval: float = 5.0, follow: bool = True):
+        if isinstance(interval, bool) or not isinstance(interval, numbers.Real) or not 0.01 <= interval <= 3600:
+            raise WidgetError(f"interval must be a number of seconds from 0.01 to 3600; got {interval!r}")
+        if Path(run_dir).exists() and not Path(run_dir).is_dir():
+            raise WidgetError(f"{run_dir} is a file: give the run directory that holds records.jsonl")
         self.path, self.interval = Path(run_dir) / "records.jsonl", interval
         self.html, self.records, self._seen = ipywidgets.HTML(), [], None
         self.view = ipywidgets.VBox([self.html])

@@ -941,3 +941,13 @@ def test_boards_take_numpy_cells_refuse_booleans_and_the_other_games_positions()
     with pytest.raises(WidgetError, match="a GodBoardWidget plays god positions"): BoardWidget(god_start(("apollo", "pan")))
     assert GodBoardWidget(initial_state()).state.gods == ("mortal", "mortal")  # chapter 01's position, two mortals
     assert GodPlayWidget(("Apollo", "athena"), simulations=4, opponent="uniform").gods == ("apollo", "athena")
+
+
+@pytest.mark.parametrize("interval", [0, -1, "5", True])
+def test_a_dashboard_refuses_an_interval_that_would_spin_or_crash(tmp_path, interval):
+    with pytest.raises(WidgetError, match="interval must be a number of seconds"): TrainingDashboard(tmp_path, interval)
+
+
+def test_a_dashboard_pointed_at_a_file_says_so(tmp_path):
+    (tmp_path / "records.jsonl").write_text("")
+    with pytest.raises(WidgetError, match="is a file: give the run directory"): TrainingDashboard(tmp_path / "records.jsonl")

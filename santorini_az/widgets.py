@@ -1279,7 +1279,7 @@ def _god_reset(self: GodBoardWidget, state: GodState | str | None = None, turns:
         first = not hasattr(self, "_states")  # called by __init__: nothing to keep
         before = None if first else (self.start, self._states, self._turns, self.node, self._pending, self.moves)
         self.start = _as_god_state(state)
-        self._states, self._turns, self.node, self._pending = [self.start], [], GodNode(self.start), None
+        self._states, self._turns, self.node, self._pending, self.dome = [self.start], [], GodNode(self.start), None, False
         with self.hold_sync(): self.moves = []
         try:
             for text in (turns.split() if isinstance(turns, str) else turns): self.play(text)
@@ -1347,7 +1347,7 @@ def _god_click(self: GodBoardWidget, cell: int) -> str:
         result = god_click(self.node, self._pending, int(cell), self.dome)
         if result.action is not None:
             step = step_of(result.action)
-            if step is not None and step.kind == "dome": self.dome = False  # the switch is for one build
+            if step is not None and step.kind in ("dome", "build"): self.dome = False  # the switch is for one build
             self.play_sub_action(result.action, result.message)
         else:
             self._pending = result.pending
@@ -1367,7 +1367,7 @@ def _god_undo(self: GodBoardWidget) -> str:
     "Take back the steps of the turn in progress, else the last turn (or back to `undo_to`'s previous turn)."
     with self._lock:
         if not self.thinking and (self.node.steps or self._pending is not None):
-            self.node, self._pending = GodNode(self.state), None
+            self.node, self._pending, self.dome = GodNode(self.state), None, False
             self._sync(f"took back this turn's steps: {god_prompt(self.node)}")
             return self.message
         if self.thinking: message = "the engine is thinking: undo after its move"
@@ -1379,7 +1379,7 @@ def _god_undo(self: GodBoardWidget) -> str:
                 if self._states[-1 - count].player != self.undo_to: count = 0
             if count:
                 del self._states[-count:], self._turns[-count:]
-                self.node, self._pending = GodNode(self.state), None
+                self.node, self._pending, self.dome = GodNode(self.state), None, False
                 with self.hold_sync():
                     self.moves = self.moves[:-count]
                     self._sync(f"took back {count} turn{'s' if count > 1 else ''}")

@@ -205,6 +205,13 @@ def test_atlas_dome_switch_shows_whenever_a_click_plays_atlas():
         shown.append(board.dome_shown)
         board.play(format_turn(board.state, god_legal_turns(board.state)[0]))
     assert shown == [False, True]
+    board.dome = True  # switched on for Atlas's build, then the turn is taken back: it does not wait for a later turn
+    board.click(board.targets[0])
+    board.undo()
+    assert not board.dome
+    board.dome = True
+    board.reset(god_start(("artemis", "atlas")))  # nor for a new game
+    assert not board.dome
 
 
 def test_a_learners_mistake_in_code_is_one_sentence_and_changes_nothing():

@@ -24,9 +24,9 @@ from .rundir import RunError
 
 # %% auto #0
 __all__ = ['GOD_DEFAULT_REFERENCES', 'PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory',
-           'settings', 'check_settings', 'check_device', 'check_config', 'god_references', 'check_god_settings',
-           'cpu_has_amx', 'cpu_has_vnni', 'choose_backend', 'choose_train_precision', 'config_to_dict',
-           'config_from_dict', 'unknown_setting', 'apply_overrides', 'resolve_config']
+           'settings', 'check_settings', 'check_device', 'check_config', 'god_references', 'god_kept_settings',
+           'check_god_settings', 'cpu_has_amx', 'cpu_has_vnni', 'choose_backend', 'choose_train_precision',
+           'config_to_dict', 'config_from_dict', 'unknown_setting', 'apply_overrides', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 GOD_DEFAULT_REFERENCES = ("uniform", "god-alphabeta1", "god-alphabeta2")  # a gods run's references unless set (the gods preset's)
@@ -250,23 +250,25 @@ def god_references() -> tuple[str, ...]:
     from santorini_az.god_loop import GOD_REFERENCE_PLAYERS
     return GOD_REFERENCE_PLAYERS
 
+def god_kept_settings() -> dict[str, Any]:
+    """The settings a gods run keeps at one value, by dotted name: chapter 11c's god network runs in fp32, one call at a
+    time; its engine plays whole PUCT searches; chapter 7a's auxiliary maps follow the mortal rules."""
+    run, plain = RunConfig(), SelfPlayConfig()
+    return {"precision": run.precision, "cuda_graphs": run.cuda_graphs,
+            **{f"selfplay.{key}": getattr(plain, key) for key in ("root_search", "full_search_share", "forced_playouts",
+                                                                  "random_placements", "temperature", "max_nodes")},
+            "train.reach_loss_weight": 0.0, "train.threat_loss_weight": 0.0}
+
 def check_god_settings(config: RunConfig) -> None:
-    "ValueError naming the first setting a gods run cannot honour (chapter 11c's engine plays PUCT searches, whole)."
-    s, plain = config.selfplay, SelfPlayConfig()
+    "ValueError naming the first setting a gods run cannot honour (`god_kept_settings`, and an int8 backend)."
     if config.backend == "onnxruntime-int8":  # chapter 31 calibrates the int8 copy on mortal positions
         raise ValueError("setting 'backend'='onnxruntime-int8': a gods run uses backend=onnxruntime or torch")
-    for key in ("precision", "cuda_graphs"):  # chapter 11c's god network runs in fp32, one call at a time
-        if getattr(config, key) != getattr(RunConfig(), key):
-            raise ValueError(f"setting {key!r}={getattr(config, key)!r}: a gods run's network has no such knob "
-                             f"(keep {getattr(RunConfig(), key)!r})")
-    for key in ("root_search", "full_search_share", "forced_playouts", "random_placements", "temperature", "max_nodes"):
-        if getattr(s, key) != getattr(plain, key):
-            raise ValueError(f"setting 'selfplay.{key}'={getattr(s, key)!r}: a gods run's engine has no such knob "
-                             f"(keep {getattr(plain, key)!r})")
-    for key in ("reach_loss_weight", "threat_loss_weight"):  # chapter 7a's maps: where the mortal rules let a worker go
-        if getattr(config.train, key) != 0:
-            raise ValueError(f"setting 'train.{key}'={getattr(config.train, key)!r}: its maps follow the mortal rules, "
-                             "not a god's power (keep 0.0 in a gods run)")
+    given = settings(config)
+    for key, kept in god_kept_settings().items():
+        if given[key] == kept: continue
+        why = ("its maps follow the mortal rules, not a god's power" if key.startswith("train.") else
+               f"a gods run's {'engine' if key.startswith('selfplay.') else 'network'} has no such knob")
+        raise ValueError(f"setting {key!r}={given[key]!r}: {why} (keep {kept!r} in a gods run)")
 
 # %% ../nbs/24_config.ipynb #50812e1d
 def cpu_has_amx() -> bool:
@@ -376,8 +378,8 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
         if config.arena.references == base.arena.references:  # the other game's opponents
             references = GOD_DEFAULT_REFERENCES if config.game == "gods" else REFERENCE_PLAYERS
             config = replace(config, arena=replace(config.arena, references=references))
-        train, plain = config.train, TrainConfig()
-        if config.game == "gods":  # chapter 7a's maps follow the mortal rules (`check_god_settings`)
-            config = replace(config, train=replace(train, **{key: getattr(plain, key) for key in ("reach_loss_weight", "threat_loss_weight")
-                                                            if getattr(train, key) == getattr(base.train, key)}))
+        if config.game == "gods":  # the knobs a gods run has not (`god_kept_settings`), where the preset set them
+            given, preset_s = settings(config), settings(base)
+            config = apply_overrides(config, [f"{key}={json.dumps(kept) if not isinstance(kept, str) else kept}"
+                                              for key, kept in god_kept_settings().items() if given[key] == preset_s[key] != kept])
     return check_config(config)

@@ -119,6 +119,8 @@ def test_the_references_follow_a_game_set_by_hand():
     assert resolve_config("tiny", overrides=["game=gods", "arena.references=uniform"]).arena.references == ("uniform",)
     cpu = resolve_config("cpu", overrides=["game=gods"])  # its reach and threat maps, mortal rules, are dropped too
     assert (cpu.train.reach_loss_weight, cpu.train.threat_loss_weight) == (0.0, 0.0) and preset("cpu").train.reach_loss_weight > 0
+    long = resolve_config("long", overrides=["game=gods"])  # and its playout caps, a knob the god engine has not
+    assert long.selfplay.full_search_share == 1.0 and preset("long").selfplay.full_search_share < 1.0
 
 
 def test_selfplay_with_gods_writes_god_examples_of_its_match_up(tmp_path):

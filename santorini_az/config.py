@@ -26,7 +26,7 @@ from .rundir import RunError
 __all__ = ['GOD_DEFAULT_REFERENCES', 'PRESETS', 'LIMITS', 'CHOICES', 'ArenaConfig', 'RunConfig', 'preset', 'check_memory',
            'settings', 'check_settings', 'check_device', 'check_config', 'god_references', 'god_kept_settings',
            'check_god_settings', 'cpu_has_amx', 'cpu_has_vnni', 'choose_backend', 'choose_train_precision',
-           'config_to_dict', 'config_from_dict', 'unknown_setting', 'apply_overrides', 'resolve_config']
+           'config_to_dict', 'config_from_dict', 'unknown_setting', 'apply_overrides', 'with_setting', 'resolve_config']
 
 # %% ../nbs/24_config.ipynb #64422706
 GOD_DEFAULT_REFERENCES = ("uniform", "god-alphabeta1", "god-alphabeta2")  # a gods run's references unless set (the gods preset's)
@@ -355,10 +355,14 @@ def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
         if len(matches) > 1: raise ValueError(f"setting {key!r} is ambiguous: use one of {', '.join(matches)}")
         try: value = raw if isinstance(current[matches[0]], str) else json.loads(raw)  # name=2024 is a name
         except json.JSONDecodeError: value = raw
-        data: Any = value
-        for part in reversed(matches[0].split(".")): data = {part: data}
-        config = config_from_dict(data, config)
+        config = with_setting(config, matches[0], value)
     return config
+
+def with_setting(config: RunConfig, key: str, value: Any) -> RunConfig:
+    "`config` with the leaf setting `key` (a dotted name, as `settings` gives it) set to `value`, checked as a config file's."
+    data: Any = value
+    for part in reversed(key.split(".")): data = {part: data}
+    return config_from_dict(data, config)
 
 # %% ../nbs/24_config.ipynb #3c053471
 def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = None,
@@ -380,6 +384,6 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
             config = replace(config, arena=replace(config.arena, references=references))
         if config.game == "gods":  # the knobs a gods run has not (`god_kept_settings`), where the preset set them
             given, preset_s = settings(config), settings(base)
-            config = apply_overrides(config, [f"{key}={json.dumps(kept) if not isinstance(kept, str) else kept}"
-                                              for key, kept in god_kept_settings().items() if given[key] == preset_s[key] != kept])
+            for key, kept in god_kept_settings().items():
+                if given[key] == preset_s[key] != kept: config = with_setting(config, key, kept)
     return check_config(config)

@@ -129,10 +129,11 @@ def _run_with_alarm(run: Callable, seconds: float, home: str | None = None):
     def stop(signum, frame):
         if not armed[0]: return
         alarms[0] += 1
-        if home is not None and (alarms[0] > 1 or frame.f_globals.get("__name__") != home):
+        in_library = home is not None and frame.f_globals.get("__name__") != home
+        if home is not None and (alarms[0] > 1 or in_library):
             traced[0] = True
             _raise_at_next_line(frame, armed, home)
-            if frame.f_globals.get("__name__") != home and alarms[0] <= 5: return  # library code: not here
+            if in_library and alarms[0] <= 5: return  # not here: at the learner's next line
         raise _TimedOut()
     previous = signal.signal(signal.SIGALRM, stop)
     try:

@@ -34,10 +34,10 @@ from .progress import Progress, said_if_slow
 
 # %% auto #0
 __all__ = ['BACKENDS', 'COMMANDS', 'ALIASES', 'GOD_TURNS', 'FIRST_SEARCH', 'player', 'search_player', 'run_match',
-           'match_up_text', 'match_summary', 'god_onnx_factory', 'god_player', 'god_match_up', 'run_god_match',
-           'generate_games', 'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect', 'inspect_god',
-           'god_evaluator', 'inspect_position', 'signed', 'inspect_table', 'powers_text', 'help_text', 'legend',
-           'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position',
+           'match_up_text', 'match_summary', 'god_network_path', 'god_onnx_factory', 'god_player', 'god_match_up',
+           'run_god_match', 'generate_games', 'Inspection', 'pv_line', 'edge_text', 'principal_variation', 'inspect',
+           'inspect_god', 'god_evaluator', 'inspect_position', 'signed', 'inspect_table', 'powers_text', 'help_text',
+           'legend', 'rules_of', 'board_of', 'moves_text', 'expected_move', 'read_move', 'take_back', 'show_position',
            'engine_player', 'play_game']
 
 # %% ../nbs/27_play.ipynb #1c6e5a7e
@@ -91,6 +91,11 @@ def match_summary(result: MatchResult, gods: str | None = None) -> str:
             f"(95% interval {low:.1%} to {high:.1%})")
 
 # %% ../nbs/27_play.ipynb #96a2de4a
+def god_network_path(spec: str) -> Path:
+    "The file a god network spec names: 'champion' (or export's name for it, 'god_champion'), the shipped one, else `spec`."
+    from santorini_az.god_engine import GOD_CHAMPION
+    return GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)
+
 def god_onnx_factory(path: Path, backend: str):
     "The ONNX Runtime recipe of the god network at `path` (a checkpoint, exported beside it once, or its .onnx export)."
     if backend == "onnxruntime-int8":
@@ -109,8 +114,7 @@ def god_player(spec: str, simulations: int = 64, backend: str = "torch"):
     if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
     if spec in ("random", "greedy"): raise RunError(f"{spec} plays the game without gods: a god match takes a god "
                                                     "checkpoint, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8")
-    from santorini_az.god_engine import GOD_CHAMPION
-    path = GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)  # god_champion: export's name for it
+    path = god_network_path(spec)
     if not path.is_file(): raise RunError(f"no such god checkpoint {spec!r} (give one, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8)")
     if backend != "torch" or path.suffix == ".onnx":
         return GodSearchPlayer(network_label(spec), god_onnx_factory(path, backend), simulations)
@@ -148,12 +152,12 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
     progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
     config = SelfPlayConfig(games=games, simulations=simulations)
     if gods is not None:
+        from santorini_az.engine import available_cores
         from santorini_az.god_loop import god_selfplay_games
         match_up, player = god_match_up(gods), god_player(spec, simulations, backend)
         if not hasattr(player, "factory"): raise RunError(f"{spec} plays no self-play: give a god checkpoint, 'champion' or 'mcts'")
-        with progress.task("god self-play games", games) as advance:
-            from santorini_az.engine import available_cores
-            records = god_selfplay_games(player.factory, config, seed, workers or available_cores(), advance, match_up)  # 0: a core each
+        with progress.task("god self-play games", games) as advance:  # workers 0: a core each, as play_selfplay reads it
+            records = god_selfplay_games(player.factory, config, seed, workers or available_cores(), advance, match_up)
     else:
         factory = search_player(spec, simulations, "self-play", backend).factory
         with progress.task("self-play games", games) as advance:
@@ -235,9 +239,8 @@ def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
     its .onnx export); a network runs on `backend`, torch or onnxruntime (a .onnx file always on onnxruntime)."""
     if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if spec == "mcts": return uniform_god_evaluator
-    from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
-    path = GOD_CHAMPION if spec in ("champion", "god_champion") else Path(spec)  # god_champion: export's name for it
+    path = god_network_path(spec)
     if path.is_dir():
         from santorini_az.network import folder_given
         raise RunError(folder_given(path))

@@ -403,15 +403,17 @@ BOARD_CSS = """
 def _as_state(position: State | str | None) -> State:
     if position is None: return initial_state()
     if isinstance(position, State): return position
+    if isinstance(position, GodState): raise WidgetError("this board plays the game without gods: a GodBoardWidget plays god positions")
     if not isinstance(position, str):
-        raise WidgetError(f"this board takes a position of the game without gods (a State, or in notation), not "
-                          f"{type(position).__name__}{': a GodBoardWidget plays god positions' if type(position).__name__ == 'GodState' else ''}")
+        raise WidgetError(f"this board takes a position (a State, or in notation), not {type(position).__name__}")
     try: return parse_position(position)
     except NotationError as e: raise WidgetError(str(e)) from None
 
-def climbed(board: State, player: int) -> str:
-    "': climbed onto level 3 on C5' where a worker of `player` stands on level 3 (a climb won the game), else ''."
-    cells = [c for c in board.workers[player] if board.heights[c] == WIN_LEVEL]
+def climbed(board: State, player: int, before: tuple[int, ...] | None = None) -> str:
+    """': climbed onto level 3 on C5' where a worker of `player` stands on level 3 (a climb won the game), else ''. With
+    `before`, the player's cells before the last turn, only a worker that moved there counts (Minotaur may push one)."""
+    cells = [c for k, c in enumerate(board.workers[player])
+             if board.heights[c] == WIN_LEVEL and (before is None or before[k] != c)]
     return f": climbed onto level 3 on {cell_name(cells[0])}" if cells else ""
 
 def status_line(state: State) -> str:
@@ -1091,14 +1093,10 @@ def power_line(player: int, god: str) -> str:
 
 # %% ../nbs/29_widgets.ipynb #95a1ff1b
 def won_by(state: GodState, winner: int, before: GodState | None = None) -> str:
-    """How `winner`'s last turn won (from the position `before` it, where known): ': climbed onto level 3 on C5' where a
-    worker of theirs moved onto level 3, else Pan's own way. Without `before`, any worker on level 3 counts, although
-    Minotaur may have pushed it there."""
-    board = state.board
-    if before is None: cells = [c for c in board.workers[winner] if board.heights[c] == WIN_LEVEL]
-    else: cells = [a for b, a in zip(before.board.workers[winner], board.workers[winner]) if a != b and board.heights[a] == WIN_LEVEL]
-    if cells: return f": climbed onto level 3 on {cell_name(cells[0])}"
-    return ": moved down two or more levels" if state.gods[winner] == "pan" else ""
+    "How `winner`'s last turn won (`climbed`, from the position `before` it where known), else Pan's own way."
+    moved_from = None if before is None else before.board.workers[winner]
+    pan = ": moved down two or more levels" if state.gods[winner] == "pan" else ""
+    return climbed(state.board, winner, moved_from) or pan
 
 def god_status_line(state: GodState, before: GodState | None = None) -> str:
     "Whose turn it is or who has won (and how: `won_by`, from the position `before` the last turn), with the gods, and Athena's mark if it is on."
@@ -1437,7 +1435,6 @@ class GodPlayWidget:
         if isinstance(gods, str) or not isinstance(gods, (tuple, list)) or len(gods) != 2:
             raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
         gods = [g.strip().lower() if isinstance(g, str) else g for g in gods]  # as positions read them: 'Apollo' too
-        if len(gods) != 2: raise WidgetError(f"gods must be two names, like ('apollo', 'athena'); got {gods!r}")
         if unknown := [g for g in gods if g not in GODS]: raise WidgetError(f"unknown god {unknown[0]!r}: use {', '.join(GODS)}")
         if opponent not in ("network", "uniform"): raise WidgetError(f"opponent must be 'network' or 'uniform', got {opponent!r}")
         self.board = GodBoardWidget(cell_px=cell_px)

@@ -23,7 +23,7 @@ from .game import random_openings
 from .evaluator import EvaluatorFactory, UniformFactory
 from .network import SantoriniNet, NetworkFactory, save_checkpoint, load_checkpoint, CheckpointError
 from .replay import ReplayBuffer, Examples, save_examples, load_examples, save_buffer, load_buffer
-from .trainer import Trainer, evaluate_losses
+from .trainer import Trainer, auxiliary_maps, evaluate_losses
 from .puzzles import PUZZLES, puzzle_accuracy
 from .selfplay import play_selfplay, games_to_examples, selfplay_stats
 from .arena import (CHAMPION, REFERENCE_PLAYERS, MatchResult, SearchPlayer, reference_player, play_match,
@@ -39,9 +39,10 @@ from .progress import Progress, summary_line
 __all__ = ['STAGES', 'STAGE_IDS', 'UNMEASURED_PLAN', 'MORTAL_GAME', 'STAGE_FUNCTIONS', 'Game', 'mortal_factory', 'puzzle_checks',
            'game_variant', 'load_network', 'init_network', 'Loop', 'stage_init', 'stage_holdout', 'stage_references',
            'stage_selfplay', 'stage_train', 'stage_arena', 'all_results', 'evaluation_due', 'stage_evaluate', 'stages',
-           'plan', 'start_config', 'setting_changes', 'iteration_seconds', 'measured_before', 'measured_through',
-           'evaluation_seconds', 'unfilled_reason', 'check_run_files', 'new_folders', 'forget_new_run', 'open_ray_pool',
-           'run_stage', 'hours_text', 'budget_stops', 'say_how_it_ended', 'run_training']
+           'plan', 'start_config', 'setting_changes', 'check_resume_keeps', 'iteration_seconds', 'measured_before',
+           'measured_through', 'evaluation_seconds', 'unfilled_reason', 'check_run_files', 'new_folders',
+           'forget_new_run', 'open_ray_pool', 'run_stage', 'hours_text', 'budget_stops', 'say_how_it_ended',
+           'run_training']
 
 # %% ../nbs/10a_loop.ipynb #a16055c0
 STAGES = ("selfplay", "train", "arena", "evaluate")  # per iteration; "init", "holdout" and "references" come once
@@ -140,6 +141,8 @@ class Loop:
             c = self.config
             self._buffer = (read_run_file(self.run.replay_path, load_buffer) if self.run.replay_path.exists()
                             else ReplayBuffer(c.replay_capacity, c.replay_generations))
+            self._buffer.capacity, self._buffer.generations = c.replay_capacity, c.replay_generations  # a resume may change them
+            self._buffer.trim()
         return self._buffer
 
     @property
@@ -234,7 +237,7 @@ def stage_train(loop: Loop, iteration: int) -> dict:
         losses = trainer.train(loop.buffer, steps, loop.rng(iteration, "train"), advance)
     model.cpu()  # the checks below and the checkpoint work on the CPU
     values = {**losses, "step": trainer.step, "buffer_positions": len(loop.buffer)}
-    if loop.holdout is not None:
+    if loop.holdout is not None and len(loop.holdout) > 0:  # holdout_games=0: no holdout
         held = evaluate_losses(model, loop.holdout, c.train.value_target_mix)
         values |= {"holdout_policy_loss": held["policy_loss"], "holdout_value_loss": held["value_loss"]}
     values |= loop.game.checks(model)
@@ -319,8 +322,10 @@ def start_config(run: RunDirectory, config: RunConfig | None, resume: bool, over
         try: config = config_from_dict(run.read_config_dict())
         except ValueError as e: raise RunError(f"the run's config {run.config_path} does not fit this version: {e}") from None
     elif resume: raise RunError(f"nothing to resume: {run.root} holds no run (no config.json)")
+    made = config if run.exists() else None
     config = apply_overrides(config or RunConfig(), list(overrides))
     config = check_config(choose_train_precision(choose_backend(config)))  # 'auto': chapter 24
+    if made is not None: check_resume_keeps(made, config, run, list(overrides))
     if config.init and not run.exists(): init_network(config)  # a new run reads its first network before any work
     return config
 
@@ -333,6 +338,22 @@ def setting_changes(before: dict, after: dict, prefix: str = "") -> list[str]:
         if isinstance(value, dict) and isinstance(old, dict): changes += setting_changes(old, value, f"{prefix}{key}.")
         elif json.dumps(old) != json.dumps(value): changes.append(f"{prefix}{key} {old!r} -> {value!r}")
     return changes
+
+def check_resume_keeps(made: RunConfig, asked: RunConfig, run: RunDirectory, overrides: list[str]) -> None:
+    """RunError naming the `--set` if a resumed run is asked for another optimiser, or other auxiliary maps, than the
+    trainer state it saved was made for."""
+    def culprit(*names):  # the overrides that set them (a resumed run changes only through overrides)
+        return " ".join(f"--set {o.strip()}" for o in overrides if o.partition("=")[0].strip().split(".")[-1] in names)
+    new_run = f"start a new run from its champion (--init {run.root}) to change it"
+    if asked.train.optimizer != made.train.optimizer:
+        raise RunError(f"{culprit('optimizer')}: the run in {run.root} saved its {made.train.optimizer} optimiser's "
+                       f"state, and a resumed run keeps its optimiser: {new_run}")
+    maps = {0: "no auxiliary maps", 4: "the reach maps", 6: "the reach and threat maps"}
+    before, after = auxiliary_maps(made.train), auxiliary_maps(asked.train)
+    if before != after:
+        raise RunError(f"{culprit('reach_loss_weight', 'threat_loss_weight')}: the run in {run.root} trains with "
+                       f"{maps[before]} and these settings ask for {maps[after]}; a resumed run keeps its auxiliary "
+                       f"maps (its saved trainer state holds their head): {new_run}")
 
 # %% ../nbs/10a_loop.ipynb #14c265cc
 def iteration_seconds(records: list[Record], without: tuple[str, ...] = ()) -> dict[int, float]:

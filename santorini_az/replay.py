@@ -92,13 +92,16 @@ class ReplayBuffer:
         if generation in self.added: return False
         examples = Examples(*(getattr(examples, f) for f in Examples.FIELDS[:-1]),
                             np.full(len(examples), generation, np.int32))
-        both = concat_examples([self.examples, examples])
-        newest = max(self.added | {generation})
-        keep = both.generation > newest - self.generations
-        both = both.take(keep)
-        self.examples = both.take(slice(max(0, len(both) - self.capacity), None))
+        self.examples = concat_examples([self.examples, examples])
         self.added.add(generation)
+        self.trim()
         return True
+
+    def trim(self) -> None:
+        "Keep the window: the positions of the newest `generations` generations added, and of those the last `capacity`."
+        if not self.added: return
+        recent = self.examples.take(self.examples.generation > max(self.added) - self.generations)
+        self.examples = recent.take(slice(max(0, len(recent) - self.capacity), None))
 
     def sample(self, batch_size: int, rng: np.random.Generator, augment_symmetries: bool = True) -> Examples:
         "A random batch (with replacement), each position under a random symmetry; planes become float32."

@@ -31,7 +31,8 @@ class SelfPlayConfig(SearchConfig):
     games: int = 64  # games per self-play stage
     games_in_flight: int = 256  # games searched at once (at most `games`), split over the workers: a batch each
     resign_threshold: float = -0.9  # a player "would resign" when its root value drops below this (measured only)
-    random_placements: float = 0.0  # share of games that start from a random placement of the four workers
+    random_placements: float = 0.0  # share of games that start from a random placement of the four workers (such a
+    # game counts its plies from there: its first `temperature_plies` moves are drawn)
 
 # %% ../nbs/08_selfplay.ipynb #ae481c29
 def selfplay_starts(config: SelfPlayConfig, seed: int) -> list[State]:

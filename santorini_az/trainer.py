@@ -20,8 +20,8 @@ from .replay import Examples, ReplayBuffer
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'RING', 'masked_log_softmax', 'policy_loss', 'value_loss', 'TrainConfig', 'learning_rate_at',
-           'board_tensors', 'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'reach_loss', 'threat_loss',
-           'model_device', 'network_outputs', 'batch_losses', 'Trainer', 'read_all', 'evaluate_losses']
+           'board_tensors', 'worker_steps', 'reach_maps', 'threat_maps', 'ReachHead', 'auxiliary_maps', 'reach_loss',
+           'threat_loss', 'model_device', 'network_outputs', 'batch_losses', 'Trainer', 'read_all', 'evaluate_losses']
 
 # %% ../nbs/07a_trainer.ipynb #49c4bb48
 def masked_log_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
@@ -129,6 +129,11 @@ class ReachHead(torch.nn.Module):
 
     def forward(self, features: torch.Tensor) -> torch.Tensor: return self.layers(features)
 
+def auxiliary_maps(config: TrainConfig) -> int:
+    "How many maps the training-only head predicts: 0 (no head), 4 (the reach maps) or 6 (and the threat maps)."
+    if config.threat_loss_weight > 0: return 6
+    return 4 if config.reach_loss_weight > 0 else 0
+
 def reach_loss(logits: torch.Tensor, planes: torch.Tensor) -> torch.Tensor:
     "Mean binary cross-entropy of the head's `logits` [B, 4, 5, 5] against the `reach_maps` of `planes`."
     return F.binary_cross_entropy_with_logits(logits, reach_maps(planes))
@@ -178,9 +183,9 @@ class Trainer:
     def __init__(self, model: torch.nn.Module, config: TrainConfig, total_steps: int):
         self.model, self.config, self.total_steps, self.step = model, config, total_steps, 0
         self.reach_head = None
-        if config.reach_loss_weight > 0 or config.threat_loss_weight > 0:
+        if auxiliary_maps(config):
             if not hasattr(model, "trunk"): raise ValueError("reach_loss_weight or threat_loss_weight > 0 needs a SantoriniNet (its trunk)")
-            self.reach_head = ReachHead(model.config.channels, maps=6 if config.threat_loss_weight > 0 else 4)
+            self.reach_head = ReachHead(model.config.channels, maps=auxiliary_maps(config))
             self.reach_head.to(model_device(model))
         parameters = [*model.parameters(), *(self.reach_head.parameters() if self.reach_head else [])]
         if config.optimizer == "adamw":
@@ -207,6 +212,8 @@ def _optimiser_step(self: Trainer, batch: Examples) -> dict[str, torch.Tensor | 
     losses["loss"].backward()
     grad_norm = (torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
                  if self.config.grad_clip > 0 else torch.zeros((), device=model_device(self.model)))
+    if self.reach_head and self.config.grad_clip > 0:
+        torch.nn.utils.clip_grad_norm_(self.reach_head.parameters(), self.config.grad_clip)
     self.optimizer.step()
     self.step += 1
     return {k: v.detach() for k, v in losses.items()} | {"lr": lr, "grad_norm": grad_norm}
@@ -243,7 +250,12 @@ def _save_state(self: Trainer, path: Path | str) -> None:
 def _load_state(self: Trainer, path: Path | str) -> None:
     "Restore what `save_state` saved."
     state = torch.load(path, weights_only=True, map_location=model_device(self.model))  # a GPU run resumes on a CPU
+    saved = "sgd" if "momentum" in state["optimizer"]["param_groups"][0] else "adamw"
+    if saved != self.config.optimizer:
+        raise ValueError(f"{path} holds an {saved} state: a trainer with optimizer {self.config.optimizer!r} cannot go on from it")
     self.optimizer.load_state_dict(state["optimizer"]); self.step = int(state["step"])
+    for group in self.optimizer.param_groups:  # loading brought back the saved settings too: a resumed run may change it
+        group["weight_decay"] = self.config.weight_decay  # (the rate is set at every step)
     if self.reach_head and "reach_head" in state: self.reach_head.load_state_dict(state["reach_head"])
 
 Trainer.save_state, Trainer.load_state = _save_state, _load_state

@@ -82,6 +82,12 @@ def test_buffer_window_and_roundtrip(tmp_path):
     save_buffer(buffer, tmp_path / "r.npz")
     again = load_buffer(tmp_path / "r.npz")
     assert again.added == {0, 1, 2, 3} and not again.add(ex, 3)
+    again.generations = 1  # a resumed run's narrower window (chapter 10a's Loop.buffer sets it and trims)
+    again.trim()
+    assert len(again) == 10 and set(again.examples.generation.tolist()) == {3}
+    again.capacity = 4
+    again.trim()
+    assert len(again) == 4 and np.array_equal(again.examples.planes, ex.planes[-4:])  # the newest positions kept
 
 
 def test_illegal_logits_do_not_matter():
@@ -484,8 +490,9 @@ def test_the_sequential_gate_plays_rounds_until_it_is_sure(tmp_path, monkeypatch
 
 
 def test_optimizer_state_survives_a_resume(tmp_path):
-    "A run stopped after iteration 1's training and resumed trains iteration 2 exactly as an uninterrupted run does."
-    config = tiny(2)
+    """A run stopped after iteration 1's training and resumed trains iteration 2 exactly as an uninterrupted run does.
+    (Without a holdout, holdout_games=0: no holdout losses are recorded, where 0.0 once was.)"""
+    config = apply_overrides(tiny(2), ["holdout_games=0"])
     whole = run_training(tmp_path / "whole", config, progress=Progress(quiet=True), stop_after=9)  # to (2, "train")
     cut = run_training(tmp_path / "cut", config, progress=Progress(quiet=True), stop_after=5)
     assert [(r.iteration, r.stage) for r in cut.records()][-1] == (1, "train")
@@ -497,6 +504,7 @@ def test_optimizer_state_survives_a_resume(tmp_path):
     assert a["step"] == b["step"] == 2 * config.train.steps_per_iteration
     for key in ("policy_loss", "value_loss", "lr"):
         assert a[key] == pytest.approx(b[key], rel=1e-5, abs=1e-6), key
+    assert not any(key.startswith("holdout") for key in a), a
 
 
 def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
@@ -790,7 +798,10 @@ def test_a_damaged_run_is_refused_before_any_work(tmp_path, finished_tiny_run, d
                                             (["--net", "32x4"], "trains a 16x2 network"),
                                             (["--set", "channels=32"], "--set channels=32: the run in"),
                                             (["--set", "blocks=4"], "--set blocks=4: the run in"),
-                                            (["--set", "game=gods"], "plays the mortal game, and a resumed run keeps its game")])
+                                            (["--set", "game=gods"], "plays the mortal game, and a resumed run keeps its game"),
+                                            (["--set", "train.optimizer=sgd"], "--set train.optimizer=sgd: the run in"),
+                                            (["--set", "reach_loss_weight=1"],
+                                             "--set reach_loss_weight=1: the run in")])
 def test_a_resumed_run_refuses_another_preset_or_size(tmp_path, finished_tiny_run, asked, message):
     """`train --resume` with another --preset, --net or --set game/channels/blocks than the run's: one sentence naming
     the option, nothing changed."""
@@ -814,6 +825,30 @@ def test_a_resume_with_nothing_to_do_changes_nothing_and_names_the_settings_it_w
     assert any(line.startswith("nothing to do") for line in lines), lines
     assert lines[-1] == "the other settings above were not saved: nothing ran", lines
     assert (root / "config.json").read_bytes() == made  # a resume that did nothing changed nothing
+
+
+@ONE_FINISHED_RUN
+def test_a_resume_applies_a_new_replay_window_and_weight_decay(tmp_path, finished_tiny_run):
+    """A resumed run's replay window and weight decay are the ones it was given (the saved buffer and trainer state
+    brought back their own); its optimiser and auxiliary maps stay, refused by name before any work."""
+    run = RunDirectory(finished_tiny_run)
+    saved = load_buffer(run.replay_path)
+    asked = apply_overrides(config_from_dict(run.read_config_dict()),
+                            ["replay_capacity=10", "replay_generations=1", "train.weight_decay=0.5"])
+    buffer = Loop(run, asked, Progress(quiet=True)).buffer
+    assert saved.capacity == 5000 and len(saved) > 10
+    assert (buffer.capacity, buffer.generations, len(buffer)) == (10, 1, 10)
+    assert np.array_equal(buffer.examples.planes, saved.examples.planes[-10:])
+    trainer = Trainer(SantoriniNet(NetConfig(16, 2)), asked.train, 100)
+    trainer.load_state(run.trainer_state(1))
+    assert [group["weight_decay"] for group in trainer.optimizer.param_groups] == [0.5]
+    with pytest.raises(ValueError, match="holds an adamw state: a trainer with optimizer 'sgd' cannot go on from it"):
+        Trainer(SantoriniNet(NetConfig(16, 2)), TrainConfig(optimizer="sgd"), 100).load_state(run.trainer_state(1))
+    for given, message in ((["optimizer=sgd"], "--set optimizer=sgd: the run in .* saved its adamw optimiser's state"),
+                           (["threat_loss_weight=1"], "trains with no auxiliary maps and these settings ask for the reach "
+                                                      "and threat maps")):
+        with pytest.raises(RunError, match=message):
+            run_training(finished_tiny_run, resume=True, overrides=given, progress=Progress(quiet=True))
 
 
 @ONE_FINISHED_RUN
@@ -880,6 +915,20 @@ def test_threat_maps_match_the_rules_for_both_sides(state):
         return
     assert np.array_equal(maps[0], _threat_cells_by_the_rules(state))
     assert np.array_equal(maps[1], _threat_cells_by_the_rules(replace(state, player=1 - state.player)))
+
+
+def test_grad_clip_bounds_the_network_and_the_auxiliary_head_each():
+    "grad_clip bounds the network's gradient and, on its own, the training-only head's; the norm logged is the network's."
+    buffer = ReplayBuffer(5000)
+    buffer.add(_examples_of_random_games(10, seed=2), 0)
+    torch.manual_seed(0)
+    config = TrainConfig(batch_size=32, reach_loss_weight=1.0, grad_clip=1e-6, optimizer="sgd")
+    trainer = Trainer(SantoriniNet(NetConfig(8, 1)), config, total_steps=10)
+    step = trainer.optimiser_step(buffer.sample(32, np.random.default_rng(0), True))
+    norm = lambda module: float(torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in module.parameters()])))
+    assert float(step["grad_norm"]) > 1e-3  # before clipping
+    assert norm(trainer.model) == pytest.approx(1e-6, rel=1e-3)
+    assert norm(trainer.reach_head) == pytest.approx(1e-6, rel=1e-3)
 
 
 def test_the_threat_head_trains_and_resumes(tmp_path):

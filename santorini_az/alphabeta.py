@@ -32,9 +32,9 @@ __all__ = ['ZOBRIST_HEIGHT', 'ZOBRIST_WORKER', 'ZOBRIST_PLAYER', 'TERM_NAMES', '
            'LOWER', 'UPPER', 'NODES', 'NODE_LIMIT', 'ABORTED', 'USE_TT', 'AGE', 'SELDEPTH', 'ROOT_MOVE', 'ROOT_UPDATED',
            'TT_CUTOFFS', 'zobrist_tables', 'zobrist_hash', 'make_move', 'unmake_move', 'winning_action', 'chebyshev',
            'evaluation_terms', 'evaluate_position', 'evaluation_table', 'SearchState', 'empty_search_state', 'Tables',
-           'tt_entries', 'make_tables', 'tt_store', 'tt_probe', 'pick_next', 'note_best', 'note_cutoff', 'child_scored',
-           'bound_of', 'enter_node', 'negamax', 'TableConfig', 'AlphaBetaConfig', 'score_text', 'SearchResult',
-           'TableSearch', 'AlphaBeta', 'Brain', 'bench_alphabeta', 'AlphaBetaPlayer']
+           'tt_entries', 'written_zeros', 'make_tables', 'tt_store', 'tt_probe', 'pick_next', 'note_best',
+           'note_cutoff', 'child_scored', 'bound_of', 'enter_node', 'negamax', 'TableConfig', 'AlphaBetaConfig',
+           'score_text', 'SearchResult', 'TableSearch', 'AlphaBeta', 'Brain', 'bench_alphabeta', 'AlphaBetaPlayer']
 
 # %% ../nbs/11_alphabeta.ipynb #7ac11d33
 def zobrist_tables(seed: int = 2024) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -269,10 +269,17 @@ def tt_entries(hash_mb: float, entry_bytes: int) -> int:
     "How many entries a transposition table of at most `hash_mb` megabytes holds: a power of 2, at least 1,024."
     return 1 << max(10, int(math.log2(hash_mb * 2**20 / entry_bytes)))
 
+def written_zeros(size: int, dtype) -> np.ndarray:
+    """Zeros whose memory is written now. `np.zeros` leaves a large table to the operating system to map on first
+    write, page by page, which slows the first nodes of a search (seconds, for a table of a gigabyte)."""
+    table = np.empty(size, dtype)
+    table.fill(0)
+    return table
+
 def make_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> Tables:
     "Empty search tables with a transposition table of at most `hash_mb` megabytes (16 bytes per entry)."
     entries = tt_entries(hash_mb, 16)
-    return Tables(tt_key=np.zeros(entries, np.uint64), tt_data=np.zeros(entries, np.int64),
+    return Tables(tt_key=written_zeros(entries, np.uint64), tt_data=written_zeros(entries, np.int64),
                   moves=np.zeros((MAX_PLY, MAX_LEGAL), np.int64), search=empty_search_state(MAX_PLY, N_ACTIONS, weights))
 
 # %% ../nbs/11_alphabeta.ipynb #67537727

@@ -29,7 +29,7 @@ from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_plan
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, WORKER_NAMES, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
 from .mcts import Node, SearchConfig, puct_scores, run_search, visit_policy
-from .notation import cell_name, format_action, format_position, parse_position, play_moves
+from .notation import cell_name, format_action, format_position, parse_board, parse_position, play_moves
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N_GOD_ACTIONS, GodNode,
                                        format_sub_action, legal_sub_actions, play_sub_action, random_god_positions,
                                        step_of, sub_action, sub_actions_of_turn, turn_tree)
@@ -590,7 +590,8 @@ def check_legal_actions(fn: Callable[[State], Iterable]) -> bool:
     """Check `fn(state) -> the legal actions` (any iterable of `Placement`s and `Move`s, in any order) against
     `game.legal_actions`: on the rule-edge positions, 300 positions of seeded random games, and by perft."""
     def body(fn):
-        cases = [(f"edge position \"{name}\"", parse_position(text)) for name, text in EDGE_POSITIONS.items()]
+        # parse_board: two put the player to move on level 3 (no game gets there; still a step down for the generator)
+        cases = [(f"edge position \"{name}\"", parse_board(text)) for name, text in EDGE_POSITIONS.items()]
         cases += [(f"random position {i + 1} of 300", s) for i, s in enumerate(_random_game_positions(300, seed=0))]
         for where, state in cases: _compare_actions(fn, state, where)
         for moves, depth in PERFT_CASES:

@@ -18,7 +18,7 @@ from numba import njit
 from .alphabeta import (ABORTED, DEFAULT_WEIGHTS, EXACT, INFINITY, LOST_IN_2, LOWER, MATE, MATE_BOUND,
                                     N_TERMS, NODE_LIMIT, NODES, ROOT_MOVE, ROOT_UPDATED, T_THREAT, TT_CUTOFFS, UPPER,
                                     USE_TT, SearchState, TableConfig, TableSearch, bound_of, child_scored, empty_search_state, enter_node,
-                                    evaluation_terms, note_best, pick_next, score_text, tt_entries, zobrist_hash)
+                                    evaluation_terms, note_best, pick_next, score_text, tt_entries, written_zeros, zobrist_hash)
 from .engine import NEIGHBOURS, UNPLACED, is_occupied, named_for_numba
 from .game import CELLS, DOME, SIZE, WIN_LEVEL
 from .god_encoding import BUILD_OFFSET, DOME_OFFSET, MOVE_OFFSET, step_of, sub_action
@@ -110,7 +110,9 @@ def emit(turns, wins, n, first, second, third, won) -> int:
 
 @njit(cache=True)
 def emit_builds(heights, workers, god, at, first, second, won, turns, wins, n) -> int:
-    "Every way to end the turn begun by `first`, `second` (NO_STEP: none) with the builds of `god`'s worker on `at`."
+    """Every way to end the turn begun by `first`, `second` (NO_STEP: none) with the builds of `god`'s worker on `at`;
+    a winning move with no cell left to name a build on ends the turn by itself (Apollo's swap into a corner)."""
+    start = n
     for direction in range(8):
         cell = NEIGHBOURS[at, direction]
         if not can_build(heights, workers, cell): continue
@@ -127,6 +129,7 @@ def emit_builds(heights, workers, god, at, first, second, won, turns, wins, n) -
                 other = NEIGHBOURS[at, other_direction]
                 if other != cell and can_build(heights, workers, other):
                     n = emit(turns, wins, n, first, block, BUILD_OFFSET + other, won)
+    if won and n == start: n = emit(turns, wins, n, first, second, NO_STEP, won)
     return n
 
 # %% ../nbs/11b_god_alphabeta.ipynb #b1b818d9
@@ -399,7 +402,7 @@ class GodTables(NamedTuple):
 
 def make_god_tables(hash_mb: float = 16, weights=DEFAULT_WEIGHTS) -> GodTables:
     "Empty search tables with a transposition table of at most `hash_mb` megabytes (40 bytes per entry)."
-    per_entry = lambda dtype: np.zeros(tt_entries(hash_mb, 40), dtype)
+    per_entry = lambda dtype: written_zeros(tt_entries(hash_mb, 40), dtype)
     return GodTables(turns=np.zeros((MAX_PLY, MAX_TURNS, TURN_STEPS), np.int8), wins=np.zeros((MAX_PLY, MAX_TURNS), np.int8),
                      order=np.zeros((MAX_PLY, MAX_TURNS), np.int64), heights=np.zeros((MAX_PLY + 1, CELLS), np.int8),
                      workers=np.zeros((MAX_PLY + 1, 4), np.int8), gods=np.zeros(2, np.int64),

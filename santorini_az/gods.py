@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, Placement, State, apply, board_text, has_climbed,
                                in_setup, legal_placements, perft)
-from .notation import (NotationError, cell_name, format_position, parse_cell, parse_legal, parse_position,
-                                   play_texts, why_illegal)
+from .notation import (NotationError, cell_name, format_position, parse_board, parse_cell, parse_legal,
+                                   parse_position, play_texts, why_illegal)
 
 # %% auto #0
 __all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start',
@@ -211,7 +211,7 @@ def finish(moved: list[tuple[int, Play]], god: str) -> list[Turn]:
     turns = []
     for worker, play in moved:
         builds = one_build if play.won else BUILDS.get(god, one_build)
-        turns += [done.steps for done in builds(play, worker)]
+        turns += [done.steps for done in builds(play, worker)] or ([play.steps] if play.won else [])
     return turns
 
 def mortal_turns(play: Play, god: str, may_climb: bool = True) -> list[Turn]:
@@ -341,7 +341,7 @@ def parse_god_position(text: str) -> GodState:
         raise NotationError(f"{text!r} is not a god position: expected board/player/god:workers/god:workers[/marks]")
     (god1, cells1), (god2, cells2) = _split_god(parts[2], 0), _split_god(parts[3], 1)
     plain = "/".join(parts[:2] + [cells1, cells2])
-    try: board = parse_position(plain)
+    try: board = parse_board(plain)  # a worker forced onto level 3 may be the one to move
     except NotationError as e:  # quoted as the reader wrote it, gods included
         raise NotationError(str(e).replace(repr(plain), repr(text.strip()))) from None
     marks = [m.strip() for m in parts[4].split(",") if m.strip()] if len(parts) == 5 else []
@@ -356,8 +356,10 @@ def parse_any_position(text: str) -> State | GodState:
     mortals and no marks are the mortal position (`mortal:` is accepted and ignored, chapter 1a)."""
     if ":" not in text and text.count("/") != 4: return parse_position(text)
     position = parse_god_position(text)
-    plain = position.gods == ("mortal", "mortal") and not (position.athena_moved_up or position.won)
-    return position.board if plain else position
+    if position.gods != ("mortal", "mortal") or position.athena_moved_up or position.won: return position
+    written = format_position(position.board)  # the mortal position: chapter 1a's checks, all of them
+    try: return parse_position(written)
+    except NotationError as e: raise NotationError(str(e).replace(repr(written), repr(text.strip()))) from None
 
 def position_text(state: State | GodState) -> str:
     "`state` in notation, with its gods if it has them."
@@ -419,6 +421,9 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     if not turns: return "the game is over"
     if in_setup(state.board) and (turn[0],) not in turns: return why_illegal(state.board, Placement(turn[0].cell))
     god = state.gods[state.player].capitalize()
+    in_order = tuple(sorted(turn, key=lambda s: (s.kind != "move", s.worker if s.kind == "move" else 0)))
+    if god == "Hermes" and in_order != turn and in_order in turns:  # a walk is written worker 0 first
+        return f"a Hermes walk names worker 0's cell first: {format_turn(state, in_order)}"
     k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
     moved = any(s.kind == "move" for s in turn[:k])  # else the notation cannot name the worker: say the builds
     done = "to start the turn" if not k else f"after {format_turn(state, turn[:k]) if moved else ', '.join(map(_step_words, turn[:k]))}"

@@ -8,11 +8,11 @@ Docs: https://santorini-az.github.io/santorini_az/notation.html.md"""
 from __future__ import annotations
 
 from .game import (CELLS, DOME, SIZE, STEPS, Action, Move, Placement, State, apply, cell_at, in_setup,
-                               initial_state, legal_actions, row_col)
+                               initial_state, legal_actions, row_col, WIN_LEVEL)
 
 # %% auto #0
-__all__ = ['FILES', 'START', 'NotationError', 'cell_name', 'parse_cell', 'format_position', 'parse_position', 'format_action',
-           'parse_legal', 'why_illegal', 'parse_action', 'play_texts', 'play_moves']
+__all__ = ['FILES', 'START', 'NotationError', 'cell_name', 'parse_cell', 'format_position', 'parse_board', 'parse_position',
+           'format_action', 'parse_legal', 'why_illegal', 'parse_action', 'play_texts', 'play_moves']
 
 # %% ../nbs/01a_notation.ipynb #0e8beedf
 FILES = "ABCDE"
@@ -60,8 +60,8 @@ def _parse_workers(text: str, player: int) -> tuple[int, ...]:
     try: return tuple(parse_cell(name) for name in names)
     except NotationError as e: raise NotationError(f"player {player + 1}'s workers: {e}") from None
 
-def parse_position(text: str) -> State:
-    "The position written as `text` (position notation, or 'startpos')."
+def parse_board(text: str) -> State:
+    "The board, player and workers written as `text` (position notation, or 'startpos'), as a `State` takes them."
     text = text.strip()
     if text.lower() == "startpos": return initial_state()
     parts = text.split("/")
@@ -72,6 +72,14 @@ def parse_position(text: str) -> State:
     workers = (_parse_workers(parts[2], 0), _parse_workers(parts[3], 1))
     try: return State(heights, workers, player)
     except ValueError as e: raise NotationError(f"{text!r}: {e}") from None
+
+def parse_position(text: str) -> State:
+    "The position written as `text` (position notation, or 'startpos'): a board no game could reach is refused."
+    state = parse_board(text)
+    if standing := [cell_name(c) for c in state.workers[state.player] if state.heights[c] == WIN_LEVEL]:
+        raise NotationError(f"{text.strip()!r}: player {state.player + 1}, to move, stands on level 3 at "
+                            f"{' and '.join(standing)}, which no game reaches: climbing there wins at once")
+    return state
 
 # %% ../nbs/01a_notation.ipynb #de34a35a
 def format_action(state: State, action: Action) -> str:

@@ -220,6 +220,7 @@ OPTIONS = {  # name: (type, default, description for the `uci` listing)
 class ProtocolError(ValueError):
     "A command the engine cannot carry out; the message goes to `info string error:`."
 
+
 def _parse_option(tokens: list[str]) -> tuple[str, str]:
     "(name, value) of `setoption name <Name> value <v>` (names and values may contain spaces)."
     if "name" not in tokens: raise ProtocolError("setoption needs 'name <Name> value <v>'")
@@ -237,7 +238,7 @@ PROTOCOL_HELP = (  # what `help` answers, one info string a line
     "setoption name NAME value VALUE: e.g. Engine alphazero (the shipped network; Checkpoint <empty>: the uniform prior)",
     "ucinewgame: a new game (forget the last one)",
     "position startpos [gods GOD1 GOD2] | fen POSITION, then [moves M1 M2 ...]: e.g. position startpos moves C3 D4",
-    "go nodes N | depth D | movetime MS | infinite: search, then bestmove (with gods, N for each decision of the turn)",
+    "go nodes N | depth D | movetime MS | infinite: search, then bestmove (AlphaZero with gods: N for each decision of the turn)",
     "go wtime MS btime MS [winc MS binc MS] [movestogo N]: a clock; the move takes its share of the player's time",
     "go with several of these: each limit holds (e.g. go wtime 60000 btime 60000 depth 8: at most depth 8, within the clock; AlphaZero takes no depth)",
     "stop: end the search now (its bestmove follows); help: this list; quit: end the session (after a search with an end; a go infinite is stopped)")
@@ -420,8 +421,10 @@ def _set_option(self, args):
         value = int(value)
         low, high = (int(x) for x in OPTIONS[name][2].split()[1::2])
         if not low <= value <= high: raise ProtocolError(f"option {name} must be from {low} to {high}, got {value}")
-    if kind == "combo" and value not in (choices := OPTIONS[name][2].split()[1::2]):
-        raise ProtocolError(f"option {name} must be {' or '.join(choices)}, got {value!r}")
+    if kind == "combo":  # a value in any case, as names are (UCI)
+        choices = OPTIONS[name][2].split()[1::2]
+        if value.lower() not in choices: raise ProtocolError(f"option {name} must be {' or '.join(choices)}, got {value!r}")
+        value = value.lower()
     settings = {**self.options, name: value}  # searchers are made now: a checkpoint that cannot be read is refused now
     if name in ("Checkpoint", "Threads", "Search"): self.alphazero = alphazero_searcher(settings)
     if name == "GodCheckpoint": self.god_searcher = god_searcher(settings)
@@ -620,6 +623,7 @@ class EngineProcess:
                                             stderr=subprocess.PIPE, text=True, bufsize=1, errors="replace")
         except OSError as e: raise ProtocolError(f"cannot start engine {command!r}: {e}") from None
         self.command, self.lines, self.last_error = command, queue.Queue(), ""
+        self.gone = ""  # why the engine can play no more (it exited, or ignored a stop): a match ends with it
         threading.Thread(target=self._read, daemon=True).start()
         self._errors = threading.Thread(target=self._read_errors, daemon=True)
         self._errors.start()
@@ -651,7 +655,8 @@ class EngineProcess:
         self._errors.join(1)
         said = f": {self.last_error[:300]}" if self.last_error else ""
         command = f" ({self.command})" if self.command != self.name else ""
-        return ProtocolError(f"engine {self.name!r}{command} {ended}{said}")
+        self.gone = f"engine {self.name!r}{command} {ended}{said}"
+        return ProtocolError(self.gone)
 
     def send(self, line: str) -> None:
         try:
@@ -673,7 +678,10 @@ class EngineProcess:
     def settle(self, timeout: float = 10) -> None:
         "Stop a search that ran out of time and drop its late `bestmove`, so that the next game reads its own answers."
         self.send("stop")
-        self.expect("bestmove", timeout)  # an engine that ignores stop too ends the match: EngineTimeout
+        try: self.expect("bestmove", timeout)
+        except EngineTimeout as e:  # an engine that ignores stop too ends the match
+            self.gone = f"{e}, after its stop"
+            raise
 
     def close(self) -> None:
         "Ask the engine to quit; kill it if it does not within 5 seconds."
@@ -696,6 +704,7 @@ class EngineMatch:
     losses: int = 0
     games: list = field(default_factory=list)  # (opening, first engine's colour 0/1, winner 0/1, moves, note)
     gods: tuple[str, str] | None = None  # player 1's and player 2's gods; None: a mortal match
+    stopped: str = ""  # why the match ended before its last game (an engine that exited or ignored a stop)
 
     @property
     def score(self) -> float: return self.wins / max(1, self.wins + self.losses)
@@ -718,7 +727,8 @@ def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
         engines[p].send(f"go {go[p]}")
         try: text = engines[p].expect("bestmove").split()[1]
         except EngineTimeout as e:
-            engines[p].settle()
+            try: engines[p].settle()
+            except ProtocolError: pass  # it ignored the stop too: `gone` says so, and the match ends after this game
             return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
         except (ProtocolError, IndexError) as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
         try: state = play_move_text(state, text)
@@ -743,8 +753,14 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
             for colour in (0, 1):  # the first engine plays player `colour`
                 seats = engines if colour == 0 else engines[::-1]
                 budgets = (go, go_second or go) if colour == 0 else (go_second or go, go)
-                for engine in seats: engine.send("ucinewgame")
-                winner, moves, note = play_game(seats, opening, budgets)
+                if (gone := next((e.gone for e in engines if e.gone), "")): match.stopped = gone
+                if match.stopped: return match  # the games so far are the match's
+                try:
+                    for engine in seats: engine.send("ucinewgame")
+                    winner, moves, note = play_game(seats, opening, budgets)
+                except ProtocolError as e:
+                    match.stopped = str(e)
+                    return match
                 match.wins += winner == colour
                 match.losses += winner != colour
                 match.games.append((position_text(opening), colour, winner, moves, note))
@@ -773,8 +789,10 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
     if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
     if go_second is not None:
-        try: _parse_go(go_second.split())
+        try: parsed = _parse_go(go_second.split())
         except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
+        if parsed.get("infinite"):
+            raise ProtocolError("--go-second infinite: a match needs searches that end by themselves (it sends no stop)")
     go = budgets[0] if budgets else "depth 2"
     longest = max(_parse_go(g.split()).get("movetime", 0) for g in (go, go_second or go))  # a move: budget + 60 s
     first_options, second_options = _options(options_first), _options(options_second)
@@ -783,5 +801,6 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
     print("starting the engines ...", flush=True)  # before any wait: a first start compiles for some seconds
     match = play_match(first, second, openings, go, go_second, first_options, second_options,
                        seed=seed, move_timeout=60 + longest / 1000, echo=print, names=names, gods=gods)
-    print(match.summary())
+    if match.games: print(match.summary())
+    if match.stopped: raise ProtocolError(f"the match ended after {len(match.games)} of {2 * openings} games: {match.stopped}")
     return match

@@ -8,7 +8,7 @@ import pytest
 
 from santorini_az.game import random_openings
 from santorini_az.gods import (GODS, GodState, from_mortal, god_apply, god_legal_turns, god_perft, god_start,
-                               god_winner, parse_god_position, parse_turn, play_turns)
+                               god_winner, move, parse_god_position, parse_turn, play_turns)
 from santorini_az.god_alphabeta import (MAX_TURNS, GodAlphaBeta, GodAlphaBetaConfig, GodAlphaBetaPlayer,
                                         apply_turn, compiled_perft, compiled_turns, generate_turns, god_state_arrays,
                                         pack_turn, turn_buffers, unpack_turn, winner_of)
@@ -39,6 +39,16 @@ def test_turns_apply_and_winner_match_the_readable_rules(gods):
             assert same_after(state, turn), f"{turn} in {state}"
         arrays = god_state_arrays(state)
         assert winner_of(*arrays, state.won, *buffers) == (-1 if god_winner(state) is None else god_winner(state))
+
+
+def test_apollos_win_with_no_cell_left_to_build_on():
+    "Apollo swaps up into a corner whose other neighbours have domes: the win is the move alone, for both generators."
+    for text in ("3240044400000000004400040/1/apollo:B5,E1/mortal:A5,E5",  # the only turn
+                 "3200044000000000000000000/1/apollo:B5,E1/mortal:A5,E5"):  # among others, which the search must see
+        state = parse_god_position(text)
+        assert set(compiled_turns(state)) == set(god_legal_turns(state)) >= {(move(0, 0),)}
+        assert same_after(state, (move(0, 0),))
+        assert GodAlphaBetaPlayer(2)(state) == (move(0, 0),)
 
 
 def test_athena_mark_and_forced_moves_are_covered():

@@ -66,6 +66,10 @@ def explore(shape, god, athena, level, mine, theirs, worker, steps, won, up, out
         return
     kind = shape[done]
     start = square(state.board.workers[state.player][worker])
+    if won and kind != "M" and not any(touching(mine[worker], sq) and level[sq] != 4 and sq not in mine + theirs
+                                       for sq in SQUARES):  # a win is a win: with no square to name a build on, the
+        record(state, level, mine, theirs, steps, won, up, out, god)  # move alone (Apollo's swap into a corner)
+        return
     for sq in SQUARES:
         here = mine[worker]
         if kind == "M":
@@ -277,6 +281,13 @@ CASES = [
     ("0000002300000000000000000/1/demeter:B4,A1/mortal:C5,E1", "B4>C4^D4", True, True),
     ("0000002300000000000000000/1/demeter:B4,A1/mortal:C5,E1", "B4>C4^D4^D3", False, False),
     ("0000002300000000000000000/1/atlas:B4,A1/mortal:C5,E1", "B4>C4@D4", False, False),
+    # ... unless no cell is left to name: Apollo swaps up into a corner (domes on A4, B4, C5; the swapped worker on B5)
+    ("3240044400000000004400040/1/apollo:B5,E1/mortal:A5,E5", "B5>A5", True, True),
+    ("3240044400000000004400040/1/mortal:B5,E1/apollo:A5,E5", "B5>A5", False, False),  # a mortal worker cannot swap
+    ("3200044000000000000000000/1/apollo:B5,E1/mortal:A5,E5", "B5>A5", True, True),  # other moves left: still a win
+    ("3200044000000000000000000/1/apollo:B5,E1/mortal:A5,E5", "B5>A5^B5", False, False),  # not the swapped worker's cell
+    ("3200000000000000000000000/1/apollo:B5,E1/mortal:A5,E5", "B5>A5", False, False),  # with a cell left, it names it
+    ("3200000000000000000000000/1/apollo:B5,E1/mortal:A5,E5", "B5>A5^A4", True, True),
 ]
 
 
@@ -426,6 +437,9 @@ def test_a_refused_turn_is_told_where_it_leaves_the_legal_turns(gods):
     assert checked > 50
     with pytest.raises(NotationError, match="is not a legal turn for Artemis in .*: step 2, a move to C3, is not one Artemis"):
         parse_turn(parse_god_position("0000000000000000000000000/1/artemis:C3,D4/demeter:A1,E2"), "C3>B2>C3^D3")
+    hermes = play_turns(god_start(("hermes", "pan")), "C3 D4 B2 D2")  # a legal walk written worker 1 first
+    with pytest.raises(NotationError, match=r"a Hermes walk names worker 0's cell first: C3>A5,D4>E5\^E4$"):
+        parse_turn(hermes, "D4>E5,C3>A5^E4")
 
 
 def test_the_browsers_power_lines_are_chapter_01bs():

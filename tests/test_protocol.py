@@ -206,6 +206,8 @@ def test_alphazero_with_the_champion_on_either_search(engine, search, checkpoint
 BAD_COMMANDS = [
     "hello", "go depth -1", "go nodes", "go sideways 3", "position", "position startpos moves C3 C3",
     "position fen 00/1//", "position fen 0000000000000000000000000/3//", "position startpos moves Z9",
+    "position fen 3000000000000000000000000/1/A5,E1/C3,D2",  # player 1, to move, on level 3: no game gets there
+    "position fen 3000000000000000000000000/1/mortal:A5,E1/mortal:C3,D2",
     "setoption name Nonsense value 1", "setoption name Hash value lots", "setoption name Engine value stockfish",
     "setoption name Search value fast",
     "setoption name GodCheckpoint value /no/such/god.safetensors",
@@ -274,6 +276,50 @@ def test_a_move_out_of_time_forfeits_and_its_late_answer_is_not_read_in_the_next
     match = play_match(command, command, openings=1, go="movetime 1500", go_second="depth 1", move_timeout=1, seed=1)
     notes = [note for *_, note in match.games]
     assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time (1 s)"] * 2, notes
+
+
+# answers uci and isready, and exits at its first go
+EXITS_AT_GO = ("import sys\nfor line in sys.stdin:\n    word = line.split()[:1]\n"
+               "    if word == ['uci']: print('uciok', flush=True)\n"
+               "    elif word == ['isready']: print('readyok', flush=True)\n"
+               "    elif word == ['go']: sys.exit(3)\n")
+
+
+def test_an_engine_that_exits_ends_the_match_after_that_game_and_the_games_played_are_summed_up(capsys):
+    "The engine that exits loses that game, and the match ends there: its summary, then one error naming the engine."
+    from santorini_az.protocol import ProtocolError, match_command
+    exits = f"{sys.executable} -c {shlex.quote(EXITS_AT_GO)}"
+    match = play_match(exits, exits, openings=2, go="depth 1")
+    assert len(match.games) == 1 and "first forfeits: engine 'first'" in match.games[0][4]
+    assert match.stopped.startswith("engine 'first'") and match.stopped.endswith("exited with status 3")
+    with pytest.raises(ProtocolError, match=r"(?s)the match ended after 1 of 4 games: engine 'first' .* exited with status 3"):
+        match_command(exits, exits, openings=2, depth=1)
+    assert "+0 -1 in 1 games" in capsys.readouterr().out  # the summary of what was played, first
+    with pytest.raises(ProtocolError, match="--go-second infinite: a match needs searches that end by themselves"):
+        match_command(exits, exits, go_second="infinite")
+
+
+def test_option_values_are_read_in_any_case():
+    "As option names are: setoption name engine value AlphaZero sets alphazero."
+    from santorini_az.protocol import EngineSession
+    said = []
+    session = EngineSession(said.append)
+    session.handle("setoption name engine value AlphaZero")
+    assert session.options["Engine"] == "alphazero" and said == []
+
+
+def test_a_large_hash_is_written_when_made_not_during_the_first_search():
+    """The transposition table's memory is written as it is made (np.zeros left it to be mapped on first write, which
+    made a 4 GB Hash's first search seconds long): the process holds the table's pages at once."""
+    from santorini_az.alphabeta import make_tables
+    from santorini_az.god_alphabeta import make_god_tables
+    resident = lambda: int(open("/proc/self/statm").read().split()[1]) * 4096  # bytes in memory
+    for make in (make_tables, make_god_tables):
+        before = resident()
+        tables = make(256)
+        table_bytes = sum(getattr(tables, f).nbytes for f in tables._fields if f.startswith("tt_"))
+        assert table_bytes >= 2**27 and resident() - before >= 0.9 * table_bytes, make.__name__
+        del tables
 
 
 def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):

@@ -92,8 +92,10 @@ def _checking(name: str, fn: Callable, body: Callable[[Callable], str]) -> bool:
     return True
 
 def _show(state: State) -> str:
-    "A position: the board drawn as text, then its notation string."
-    return f"{state}\nnotation: {format_position(state)}"
+    "A position: the board drawn as text, then its notation string (and how to read it, where `parse_position` would not)."
+    unreached = any(state.heights[c] == 3 for c in state.workers[state.player])  # the player to move on level 3
+    how = " (no game reaches it: read it with parse_board)" if unreached else ""
+    return f"{state}\nnotation: {format_position(state)}{how}"
 
 def _hints(hints: Iterable[str], fallback: str = "") -> str:
     "The distinct hints, one `HINT:` line each (or `fallback`)."

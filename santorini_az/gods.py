@@ -421,8 +421,9 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     if not turns: return "the game is over"
     if in_setup(state.board) and (turn[0],) not in turns: return why_illegal(state.board, Placement(turn[0].cell))
     god = state.gods[state.player].capitalize()
-    in_order = tuple(sorted(turn, key=lambda s: (s.kind != "move", s.worker if s.kind == "move" else 0)))
-    if god == "Hermes" and in_order != turn and in_order in turns:  # a walk is written worker 0 first
+    moves = [s for s in turn if s.kind == "move"]
+    in_order = tuple(sorted(moves, key=lambda s: s.worker)) + turn[len(moves):]  # a walk is written worker 0 first
+    if god == "Hermes" and turn[:len(moves)] == tuple(moves) and in_order != turn and in_order in turns:
         return f"a Hermes walk names worker 0's cell first: {format_turn(state, in_order)}"
     k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
     moved = any(s.kind == "move" for s in turn[:k])  # else the notation cannot name the worker: say the builds

@@ -723,9 +723,10 @@ def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
     state, moves = opening, []
     while winner_of(state) is None:
         p = state.player
-        engines[p].send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
-        engines[p].send(f"go {go[p]}")
-        try: text = engines[p].expect("bestmove").split()[1]
+        try:
+            engines[p].send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
+            engines[p].send(f"go {go[p]}")
+            text = engines[p].expect("bestmove").split()[1]
         except EngineTimeout as e:
             try: engines[p].settle()
             except ProtocolError: pass  # it ignored the stop too: `gone` says so, and the match ends after this game

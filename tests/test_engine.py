@@ -469,3 +469,30 @@ def test_gumbel_with_fast_searches_of_no_simulations_plays_whole_games():
     records = play_games(LinearEvaluator, 4, config, games_in_flight=4, workers=1)
     assert all(r.states()[-1].winner() == r.winner for r in records)
     assert 0 < np.mean(np.concatenate([r.full_search for r in records])) < 1
+
+
+def test_compile_engines_stale_empties_the_cache_when_a_compiled_module_changes(tmp_path, monkeypatch):
+    """numba checks a cached function against its own file only, so the setup's first step drops every cached function
+    when any compiled module changed (god_engine.py's functions hold their own copy of god_alphabeta.py's)."""
+    import importlib.util
+    from pathlib import Path
+    tools = Path(__file__).resolve().parent.parent / "tools"
+    spec = importlib.util.spec_from_file_location("compile_engines", tools / "compile_engines.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    package = tmp_path / "santorini_az"
+    (package / "__pycache__").mkdir(parents=True)
+    for name in tool.COMPILED_MODULES: (package / name).write_text(f"# {name}\n")
+    monkeypatch.setattr(tool, "PACKAGE", package)
+    cached = lambda: sorted(f.name for f in (package / "__pycache__").glob("*.nb[ic]"))
+    def compile_some():
+        for name in ("god_engine.play-10.py311.nbi", "god_engine.play-10.py311.1.nbc"): (package / "__pycache__" / name).touch()
+    compile_some()
+    tool.stale()  # no digest yet: the cache may be from any version
+    assert cached() == []
+    compile_some()
+    tool.stale()  # nothing changed
+    assert len(cached()) == 2
+    (package / "god_alphabeta.py").write_text("# emit_builds changed\n")
+    tool.stale()
+    assert cached() == []

@@ -1194,3 +1194,15 @@ def test_a_half_written_function_is_not_the_stub():
         message = str(failure.value)
         assert "your function raised NotImplementedError" in message and line in message and "on this input:" in message
         assert "part of it is still to write" in message, message
+
+
+def test_an_edge_position_no_game_reaches_says_how_to_read_it():
+    "The checker's position with the player to move on level 3 is shown with parse_board, which reads it back."
+    import re
+    from santorini_az.notation import parse_board
+    def stuck_on_level_3(state):  # a worker on level 3 never moves: only the hand-built positions have one
+        return [a for a in reference_legal_actions(state)
+                if isinstance(a, Placement) or state.heights[state.workers[state.player][a.worker]] < 3]
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_actions(stuck_on_level_3)
+    shown = re.search(r"notation: (\S+) \(no game reaches it: read it with parse_board\)", str(failure.value))
+    assert shown and 3 in parse_board(shown[1]).heights, str(failure.value)

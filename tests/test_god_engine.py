@@ -171,3 +171,12 @@ def test_a_game_replays_through_the_readable_rules():
         readable = GodTreeNode(node)
         assert readable.is_terminal  # the game ended where the readable rules end it: won mid-turn by the mover, ...
         assert game.winner == (node.player if node.steps else 1 - node.player)  # ... or lost by the player to move
+
+
+def test_the_compiled_search_sees_apollos_win_with_no_cell_left_to_build_on():
+    "Apollo swaps up into a corner: the move alone is the turn (chapter 01b), and it is the compiled tree's one edge."
+    from santorini_az.gods import parse_god_position
+    state = parse_god_position("3240044400000000004400040/1/apollo:B5,E1/mortal:A5,E5")
+    found = search_god_nodes([GodNode(state)], uniform_batch_evaluator, simulations=8)[0]
+    assert found.actions == legal_sub_actions(GodNode(state)) == [25]  # worker 0 to A5, the whole turn
+    assert found.visits == [8] and found.value == pytest.approx(8 / 9)  # each a win (the root counts once, at 0)

@@ -440,6 +440,8 @@ def test_a_refused_turn_is_told_where_it_leaves_the_legal_turns(gods):
     hermes = play_turns(god_start(("hermes", "pan")), "C3 D4 B2 D2")  # a legal walk written worker 1 first
     with pytest.raises(NotationError, match=r"a Hermes walk names worker 0's cell first: C3>A5,D4>E5\^E4$"):
         parse_turn(hermes, "D4>E5,C3>A5^E4")
+    with pytest.raises(NotationError, match=r"the turn is over after a build on C2: there is no step 2$"):  # not the order
+        parse_turn(hermes, "^C2,C3>B3")
 
 
 def test_the_browsers_power_lines_are_chapter_01bs():

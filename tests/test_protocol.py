@@ -299,6 +299,26 @@ def test_an_engine_that_exits_ends_the_match_after_that_game_and_the_games_playe
         match_command(exits, exits, go_second="infinite")
 
 
+# plays the first legal move: at once, then exits; or, given 'slow', after half a second
+FIRST_LEGAL_MOVE = ("import sys, time\nfrom santorini_az.protocol import _parse_position\n"
+                    "from santorini_az.game import legal_actions\nfrom santorini_az.notation import format_action\n"
+                    "slow, state = sys.argv[1:] == ['slow'], None\nfor line in sys.stdin:\n    word = line.split()\n"
+                    "    if word[:1] == ['uci']: print('uciok', flush=True)\n"
+                    "    elif word[:1] == ['isready']: print('readyok', flush=True)\n"
+                    "    elif word[:1] == ['position']: state = _parse_position(word[1:])\n"
+                    "    elif word[:1] == ['go']:\n        time.sleep(0.5 * slow)\n"
+                    "        print('bestmove', format_action(state, legal_actions(state)[0]), flush=True)\n"
+                    "        if not slow: sys.exit(5)\n")
+
+
+def test_an_engine_that_exits_between_its_moves_loses_that_game():
+    "It is gone when its next position is sent (the other engine took its time): that game is its forfeit, then the end."
+    program = f"{sys.executable} -c {shlex.quote(FIRST_LEGAL_MOVE)}"
+    match = play_match(program, f"{program} slow", openings=1, go="depth 1")
+    assert [(colour, winner) for _, colour, winner, _, _ in match.games] == [(0, 1)]
+    assert "first forfeits: engine 'first'" in match.games[0][4] and match.stopped.endswith("exited with status 5")
+
+
 def test_option_values_are_read_in_any_case():
     "As option names are: setoption name engine value AlphaZero sets alphazero."
     from santorini_az.protocol import EngineSession

@@ -52,6 +52,7 @@ fi
 
 # The engines' numba functions, compiled once and cached beside their modules (tools/compile_engines.py), two parts
 # side by side: no chapter or test waits for the compiler later, and two run at once never compile the same function.
+"$VPY" tools/compile_engines.py stale  # a compiled module changed: its callers' cached copies are stale too
 "$VPY" tools/compile_engines.py mortal & mortal=$!
 "$VPY" tools/compile_engines.py gods & gods=$!
 wait "$mortal"

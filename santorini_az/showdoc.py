@@ -18,8 +18,9 @@ from nbdev.showdoc import BasicMarkdownRenderer
 
 # %% auto #0
 __all__ = ['METHOD_LINE', 'TABLE_ROW', 'SOURCE_LINK', 'annotation_text', 'parameter_text', 'method_line', 'is_named_tuple',
-           'is_protocol', 'public_methods', 'nbdev_cannot_sign', 'class_header', 'is_table', 'fence_tables',
-           'join_summary', 'CourseRenderer', 'source_place', 'in_module_order', 'docs_in_source_order']
+           'is_protocol', 'public_methods', 'nbdev_cannot_sign', 'class_header', 'command_default', 'command_header',
+           'is_table', 'fence_tables', 'join_summary', 'CourseRenderer', 'source_place', 'in_module_order',
+           'docs_in_source_order']
 
 # %% ../nbs/35_showdoc.ipynb #96c1f5d2
 def annotation_text(annotation) -> str:
@@ -77,6 +78,22 @@ def class_header(cls) -> str | None:
     methods = [method_line(name, vars(cls)[name]) for name in public_methods(cls)] or ["..."]
     return "\n".join([f"class {cls.__name__}{base}:"] + [textwrap.indent(method, "    ") for method in methods])
 
+# %% ../nbs/35_showdoc.ipynb #0fafafb5
+def command_default(default):
+    "The default a command line sees: the value inside typer's `Option` or `Argument` (none if it is required)."
+    if type(default).__module__ != "typer.models" or not hasattr(default, "default"): return default
+    return inspect.Parameter.empty if default.default is ... else default.default
+
+def command_header(fn) -> str | None:
+    "The signature of a typer command, its defaults read out of typer's objects; None for anything else."
+    if not inspect.isfunction(fn): return None
+    signature = inspect.signature(fn)
+    if not any(type(p.default).__module__ == "typer.models" for p in signature.parameters.values()): return None
+    shown = lambda: None  # what `method_line` signs: a stand-in carrying the plain defaults
+    plain = [p.replace(default=command_default(p.default)) for p in signature.parameters.values()]
+    shown.__signature__ = inspect.Signature(plain, return_annotation=signature.return_annotation, __validate_parameters__=False)
+    return method_line(fn.__name__, shown).removesuffix(": ...")
+
 # %% ../nbs/35_showdoc.ipynb #eadf9e98
 TABLE_ROW = re.compile(r"^\S+(?: \S+)*? {2,}\S|^ {2,}\S")  # a first column, two spaces, the next; or a continuation
 
@@ -99,11 +116,11 @@ def join_summary(docstring: str) -> str:
 
 # %% ../nbs/35_showdoc.ipynb #b4ce2d1e
 class CourseRenderer(BasicMarkdownRenderer):
-    "nbdev's `show_doc` renderer, with a header for the classes it cannot sign, whole summaries and tables in columns."
+    "nbdev's `show_doc` renderer, with headers for the classes it cannot sign and for commands, whole summaries, tables."
 
     def __init__(self, sym, name: str | None = None, title_level: int = 3, maxline: int = 110):
         super().__init__(sym, name=name, title_level=title_level, maxline=maxline)
-        if (header := class_header(sym)) is not None: self.dm = header
+        if (header := class_header(sym) or command_header(sym)) is not None: self.dm = header
         self.docs = fence_tables(join_summary(self.docs))
 
     def _repr_markdown_(self) -> str:

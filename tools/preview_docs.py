@@ -141,7 +141,9 @@ body.preview-page { margin: 0; font-family: system-ui, -apple-system, "Segoe UI"
 .preview-main .jp-CodeCell .jp-InputArea-editor { background: #f8f9fa; border: 1px solid #e3e3e8; border-left: 3px solid #2780e3;
   border-radius: 4px; padding: 0.25rem 0.5rem; overflow-x: auto; min-width: 0; }
 .preview-main pre { overflow-x: auto; max-width: 100%; }
-.preview-main .jp-InputArea-editor pre, .preview-main .jp-OutputArea-output > pre { white-space: pre-wrap; overflow-wrap: break-word; }
+.preview-main .jp-InputArea-editor pre { white-space: pre; }  /* code keeps its lines (and indentation): it scrolls */
+.preview-main .jp-OutputArea-output > pre { white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; }
+.preview-main .jp-RenderedMarkdown pre { background: #f8f9fa; border-radius: 4px; padding: 0.4rem 0.6rem; }
 .preview-main .jp-InputArea-editor, .preview-main .jp-OutputArea-output, .preview-main pre {
   scrollbar-width: thin; scrollbar-color: #adb5bd transparent; }
 .preview-main .jp-OutputArea-output pre { font-size: 0.85rem; }

@@ -486,7 +486,13 @@ class TableSearch:
 
     def new_game(self) -> None:
         "Forget the transposition table, killers and history of the last game (a permanent brain stays)."
-        self.tables = self.make_tables(self.config.hash_mb, self.config.weights)
+        old = getattr(self, "tables", None)
+        if old is None:
+            self.tables = self.make_tables(self.config.hash_mb, self.config.weights)
+            return
+        table = {name: getattr(old, name) for name in old._fields if name.startswith("tt_")}
+        for entries in table.values(): entries.fill(0)  # emptied in place: new memory is slow to come (a second a GB)
+        self.tables = self.make_tables(1, self.config.weights)._replace(**table)  # the rest made afresh
 
     def stop(self) -> None:
         "Ask a running search, from another thread, to stop as soon as possible (it returns its best move so far)."

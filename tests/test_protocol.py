@@ -342,6 +342,26 @@ def test_a_large_hash_is_written_when_made_not_during_the_first_search():
         del tables
 
 
+def test_a_new_game_empties_the_table_it_has_and_searches_as_a_fresh_engine():
+    "ucinewgame keeps the table's memory and empties it (a new 4 GB one took seconds to come); the search is a fresh one's."
+    from santorini_az.alphabeta import AlphaBeta, AlphaBetaConfig
+    from santorini_az.god_alphabeta import GodAlphaBeta, GodAlphaBetaConfig
+    state = play_moves(parse_position("startpos"), "C3 D4 B2 D2")
+    engine = AlphaBeta(AlphaBetaConfig(hash_mb=1))
+    first = engine.search(state, depth=3)
+    key = engine.tables.tt_key
+    assert key.any()
+    engine.new_game()
+    assert engine.tables.tt_key is key and not key.any() and not engine.tables.tt_data.any()
+    again, fresh = engine.search(state, depth=3), AlphaBeta(AlphaBetaConfig(hash_mb=1)).search(state, depth=3)
+    same = lambda result: (result.action, result.score, result.nodes)
+    assert same(again) == same(fresh) == same(first)
+    gods = GodAlphaBeta(GodAlphaBetaConfig(hash_mb=1))
+    score = gods.tables.tt_score
+    gods.new_game()
+    assert gods.tables.tt_score is score
+
+
 def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):
     "A command that never answers 'uci' (here `cat`, which only echoes it) is named within UCI_SECONDS, and not left running."
     from santorini_az import protocol

@@ -29,7 +29,8 @@ from .encoding import (SYMMETRY_NAMES, action_from_index, encode, transform_plan
 from .game import (CELLS, DOME, STEPS, WIN_LEVEL, WORKER_NAMES, Move, Placement, State, apply, has_climbed, in_setup, initial_state,
                    is_over, legal_actions, occupied, perft)
 from .mcts import Node, SearchConfig, puct_scores, run_search, visit_policy
-from .notation import cell_name, format_action, format_position, parse_board, parse_position, play_moves
+from .notation import (NotationError, cell_name, format_action, format_position, parse_board, parse_position,
+                                   play_moves)
 from .god_encoding import (BUILD_OFFSET, DOME_OFFSET, END_ACTION, MOVE_OFFSET, N_GOD_ACTIONS, GodNode,
                                        format_sub_action, legal_sub_actions, play_sub_action, random_god_positions,
                                        step_of, sub_action, sub_actions_of_turn, turn_tree)
@@ -93,9 +94,10 @@ def _checking(name: str, fn: Callable, body: Callable[[Callable], str]) -> bool:
 
 def _show(state: State) -> str:
     "A position: the board drawn as text, then its notation string (and how to read it, where `parse_position` would not)."
-    unreached = any(state.heights[c] == 3 for c in state.workers[state.player])  # the player to move on level 3
-    how = " (no game reaches it: read it with parse_board)" if unreached else ""
-    return f"{state}\nnotation: {format_position(state)}{how}"
+    text, how = format_position(state), ""
+    try: parse_position(text)
+    except NotationError: how = " (no game reaches it: read it with parse_board)"  # the player to move on level 3
+    return f"{state}\nnotation: {text}{how}"
 
 def _hints(hints: Iterable[str], fallback: str = "") -> str:
     "The distinct hints, one `HINT:` line each (or `fallback`)."

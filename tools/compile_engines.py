@@ -58,7 +58,7 @@ def stale() -> None:
     for name in COMPILED_MODULES: digest.update((PACKAGE / name).read_bytes())
     stamp = cache / "numba-sources.sha256"
     if stamp.exists() and stamp.read_text() == digest.hexdigest(): return
-    dropped = [f for f in cache.glob("*.nb[ic]")]
+    dropped = list(cache.glob("*.nb[ic]"))
     for f in dropped: f.unlink()
     cache.mkdir(exist_ok=True)
     stamp.write_text(digest.hexdigest())

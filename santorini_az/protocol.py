@@ -77,6 +77,8 @@ class AlphaZeroSearcher:
         def keep_going() -> bool:
             return not self._stop.is_set() and not (movetime and time.perf_counter() - start > movetime)
         result = self._run(state, budget, keep_going, start)
+        if state.apply(action_from_index(state, result.action)).winner() == state.player:
+            result.score = MATE - 1  # the move wins at once: 'win 1', as α-β and the god searchers say (not the root value)
         if on_iteration: on_iteration(result)
         return result
 

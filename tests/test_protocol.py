@@ -177,6 +177,22 @@ def test_alphazero_engine_uniform_prior(engine):
     engine.quit()
 
 
+def test_alphazero_reports_a_move_that_wins_at_once_as_win_1_as_alphabeta_does():
+    """Both AlphaZero searches (readable and compiled) score a move that wins at once 'win 1', as α-β and the god
+    searchers do (the root value said 'cp 999', which a GUI shows as an advantage, not a won game); other moves keep
+    the root value in cp."""
+    win = "position fen 0000000230000000000000000/1/C4,A1/E1,E2"  # C4>D4 climbs to level 3
+    for search in ("readable", "compiled"):
+        answers = session_answers("setoption name Engine value alphazero", f"setoption name Search value {search}",
+                                  "setoption name Checkpoint value <empty>", win, "go nodes 50", "position startpos",
+                                  "go nodes 50")
+        infos = [a for a in answers if a.startswith("info depth")]
+        assert " score win 1 " in infos[0] and " pv C4>D4" in infos[0], (search, infos)
+        assert " score cp " in infos[-1], (search, infos)
+        bestmoves = [a for a in answers if a.startswith("bestmove")]
+        assert bestmoves[0].startswith("bestmove C4>D4"), (search, bestmoves)
+
+
 def test_alphazero_movetime_is_a_time_budget(engine):
     "`go movetime` gives the AlphaZero engine the clock, not its Simulations option: equal-time matches depend on it."
     engine.send("setoption name Engine value alphazero")

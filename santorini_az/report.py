@@ -193,9 +193,10 @@ def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None =
     if name != "time": ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True, min_n_ticks=1))  # even for one point
 
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):
-    "One figure with the named `panels` (default: every panel), three to a row; `arena`: the run's arena settings."
-    rows = -(-len(panels) // 3)
-    fig, axes = plt.subplots(rows, 3, figsize=(13, 3.5 * rows), squeeze=False)
+    """One figure with the named `panels` (default: every panel), two to a row (narrow enough to read where a page
+    shrinks it to its column); `arena`: the run's arena settings."""
+    rows = -(-len(panels) // 2)
+    fig, axes = plt.subplots(rows, 2, figsize=(9.5, 3.6 * rows), squeeze=False)
     for ax, name in zip(axes.flat, panels): draw_panel(ax, name, records, arena)
     for ax in axes.flat[len(panels):]: ax.axis("off")
     fig.tight_layout()

@@ -26,7 +26,7 @@ from santorini_az.export import OnnxEvaluator
 from santorini_az.game import initial_state, winner
 from santorini_az.gods import format_god_position, god_start, play_turns
 from santorini_az.network import NetConfig, SantoriniNet, save_checkpoint
-from santorini_az.notation import format_position, parse_position, play_moves
+from santorini_az.notation import cell_name, format_position, parse_position, play_moves
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("web")]  # one worker: its module fixture is costly to build twice
 
@@ -379,6 +379,10 @@ def test_a_reload_goes_on_with_the_game(site, browser):
     first = next(a for a in game["info"]["legal"] if a["kind"] == "move")
     click_cells(page, first["from"], first["cell"])
     before = wait_for_steps(page, 1)
+    page.reload()  # the address still says ?gods=: opening it started the game, a reload goes on with it
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    after = wait_for_steps(page, 1)
+    assert (after["positions"], after["steps"]) == (before["positions"], before["steps"])
     page.goto(site["url"] + "?view=2d&difficulty=easy&poll=0")
     page.wait_for_function("window.santorini && window.santorini.game.info !== null")
     after = wait_for_steps(page, 1)
@@ -465,6 +469,17 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
     assert page.inner_text("#yourpower").startswith("Artemis: Your worker may move one additional time")
     assert page.inner_text("#enginepower").startswith("Demeter:")
     page.wait_for_function("document.querySelector('#godnote').textContent.includes('with the god network')")
+    # a hint before the first placement (a whole turn, which the search names "B5" and the legal list "place B5"):
+    # its cell is marked on the board; a new game forgets that search (the side panel showed it under the next game)
+    wait_for_my_turn_or_end(page)
+    page.click("#hint")
+    page.wait_for_function("window.santorini.game.hint.length === 1")
+    hinted = page.evaluate("window.santorini.game.hint[0]")
+    assert page.inner_text("#hinttext") == f"hint: {cell_name(hinted)}"
+    assert "hint" in page.get_attribute(f'.board2d button[data-cell="{hinted}"]', "class").split()
+    assert page.evaluate("window.santorini.game.search !== null")
+    page.click("#newstandard")
+    page.wait_for_function("window.santorini.game.search === null && window.santorini.game.hint.length === 0")
     place_both_workers(page)
     for take_extra_move in (True, False):
         game = wait_for_my_turn_or_end(page)

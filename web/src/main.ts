@@ -398,6 +398,12 @@ function resetInsight() {
   $<HTMLInputElement>("dome").checked = false;
 }
 
+/** Another game on the board: the last search (the engine's move or a hint) was of the one before, so it goes. */
+function forgetLastSearch() {
+  game.search = null;
+  if (game.evalFrom === "search") game.evalFrom = "";
+}
+
 async function newGame(start: string) {
   cancelThinking();
   restored = false;
@@ -406,6 +412,7 @@ async function newGame(start: string) {
   game.moves = [];
   game.index = 0;
   resetInsight();
+  forgetLastSearch();
   setStatus(readyText(start));
   await show();
 }
@@ -487,7 +494,8 @@ async function godHint(info: GodInfo) {
   if (reply.type !== "godSearch" || position !== game.positions[game.index] || steps !== game.steps || !reply.result.move) return;
   game.search = { ...reply.result, position };
   game.evalFrom = "search";
-  const best = info.legal.find((a) => a.text === reply.result.move);
+  // by number: a placement is a whole turn, which the search writes "B5" where the legal list has "place B5"
+  const best = info.legal.find((a) => a.index === reply.result.sub_actions[0]);
   game.hint = best?.from !== undefined ? [best.from, best.cell!] : best?.cell !== undefined ? [best.cell] : [];
   $("hinttext").textContent = `hint: ${reply.result.move}`;
   draw();
@@ -512,6 +520,7 @@ async function resume(saved: SavedGame) {
   else await positionInfo(start); // a position this version cannot read fails here
   Object.assign(game, { positions: saved.positions, moves: saved.moves, index: saved.index, human: saved.human });
   resetInsight();
+  forgetLastSearch();
   game.steps = saved.steps ?? []; // a god turn in progress goes on where it was (after resetInsight, which clears it)
   restored = true;
   setStatus(readyText(start));
@@ -680,7 +689,11 @@ const hooks = {
 
 engineReady.then(async () => {
   await watchModel();
-  const saved = params.has("position") || params.has("gods") || params.has("side") ? null : savedGame();
+  // ?position=, ?gods= and ?side= start a new game when the address is opened; a reload of it goes on with the game
+  // (the pickers may have changed side or gods since: the saved game has them)
+  const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
+  const opened = navigation?.type !== "reload" && (params.has("position") || params.has("gods") || params.has("side"));
+  const saved = opened ? null : savedGame();
   if (saved) {  // the game this browser was playing before a reload
     try { await resume(saved); return; }
     catch { localStorage.removeItem(SAVED); } // a game this version cannot show: a new one instead

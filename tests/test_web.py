@@ -225,6 +225,7 @@ def test_whole_game_by_clicking(site, browser):
     assert page.inner_text("#evalsource") == f"the game is over: player {winner + 1} won"  # not the last search's value
     assert page.inner_text("#evaltext") == ("+1.00" if winner == 0 else "-1.00")
     assert " positions evaluated" in page.inner_text("#speed")
+    assert page.is_disabled("#hint")  # nothing to hint at once the game is over
     thinking = page.evaluate("window.santorini.thinking")
     long_tasks = page.evaluate("window.__longTasks")
     during = [t for t in long_tasks if overlaps(t, thinking)]
@@ -299,10 +300,6 @@ def test_player_two_and_undo(site, browser):
     page.select_option("#side", "0")  # agreed: a new game at once, as another god is
     page.wait_for_function("window.santorini.game.human === 0 && window.santorini.game.moves.length === 0")
     page.close()
-
-
-def cell_name(cell: int) -> str:
-    return "ABCDE"[cell % 5] + str(5 - cell // 5)
 
 
 def test_a_click_on_the_3d_board_lands_on_the_cell_drawn_there(site, browser):

@@ -186,6 +186,7 @@ function draw() {
   $<HTMLButtonElement>("undo").disabled = previousTurn() < 0 && !game.steps.length;
   if (!game.hint.length) $("hinttext").textContent = ""; // a hint is for the position it was asked in
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
+  $<HTMLButtonElement>("hint").disabled = info.winner !== null; // nothing to hint at once the game is over
   drawInsight();
 }
 

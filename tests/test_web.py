@@ -292,6 +292,10 @@ def test_player_two_and_undo(site, browser):
     page.click("#redo")
     page.wait_for_function("(i) => window.santorini.game.index === i", arg=before)
     moves = page.evaluate("window.santorini.game.moves")
+    asked = []  # New game, too, asks before it ends the game under way
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.click("#newstandard")
+    assert asked and asked[0].startswith("Start a new game?") and page.evaluate("window.santorini.game.moves") == moves
     page.once("dialog", lambda dialog: dialog.dismiss())  # another side would end the game under way: not now
     page.select_option("#side", "0")
     page.wait_for_function("document.querySelector('#side').value === '1'")  # the picker is put back

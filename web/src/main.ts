@@ -620,15 +620,19 @@ async function chooseView(kind: string) {
 const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
 $<HTMLSelectElement>("view").value = startView;
 $<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
-$("newstandard").onclick = async () => newGame(await startingPosition(null));
+/** May a new game start? Yes if none is under way, else if the player agrees to end it. */
+function mayEndGameUnderWay(): boolean {
+  const underWay = game.moves.length > 0 && game.info !== null && game.info.winner === null;
+  return !underWay || confirm("Start a new game? The game under way ends (Undo cannot bring it back).");
+}
+$("newstandard").onclick = async () => { if (mayEndGameUnderWay()) newGame(await startingPosition(null)); };
 // a new side is a new game at once, as a new god is (the engine opens it when you play second), once the player
 // agrees to end a game under way
 const CHOICES = ["side", "yourgod", "enginegod"];
 const choices = () => CHOICES.map((id) => $<HTMLSelectElement>(id).value);
 let committed = choices();
 async function newGameFromChoices() {
-  const underWay = game.moves.length > 0 && game.info !== null && game.info.winner === null;
-  if (underWay && !confirm("Start a new game with this choice? The game under way ends (Undo cannot bring it back).")) {
+  if (!mayEndGameUnderWay()) {
     CHOICES.forEach((id, i) => { $<HTMLSelectElement>(id).value = committed[i]; });
     drawPowers();
     return;
@@ -638,6 +642,7 @@ async function newGameFromChoices() {
 }
 $<HTMLSelectElement>("side").onchange = newGameFromChoices;
 $("newrandom").onclick = async () => {
+  if (!mayEndGameUnderWay()) return;
   const reply = await ask<Extract<Reply, { type: "randomStart" }>>({ type: "randomStart", seed: Math.floor(Math.random() * 2 ** 31) });
   newGame(await startingPosition(reply.position));
 };

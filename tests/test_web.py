@@ -388,6 +388,16 @@ def test_a_reload_goes_on_with_the_game(site, browser):
     page.wait_for_function("window.santorini && window.santorini.game.info !== null")
     after = wait_for_steps(page, 1)
     assert (after["positions"], after["steps"]) == (before["positions"], before["steps"])
+    # a mortal game chosen with the pickers, reloaded under an address that still says ?gods=: the pickers say mortal
+    page.goto(site["url"] + "?view=2d&difficulty=easy&poll=0&gods=apollo,pan")
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    page.select_option("#yourgod", "mortal")
+    page.select_option("#enginegod", "mortal")
+    page.wait_for_function(f"window.santorini.game.positions[0] === '{START_POSITION}' && window.santorini.game.info !== null")
+    page.reload()
+    page.wait_for_function("window.santorini && window.santorini.game.info !== null")
+    assert page.evaluate("window.santorini.game.positions[0]") == START_POSITION
+    assert (page.input_value("#yourgod"), page.input_value("#enginegod")) == ("mortal", "mortal")
     page.close()
 
 
@@ -492,6 +502,9 @@ def test_gods_artemis_against_demeter_by_clicking(site, browser):
         again = [a for a in game["info"]["legal"] if a["kind"] == "move"]
         assert again and all(a["from"] == first["cell"] and a["cell"] != first["from"] for a in again)
         if take_extra_move:
+            page.click("#hint")  # a hint within the turn: its next step (the search's sub-actions begin with the steps made)
+            page.wait_for_function("window.santorini.game.hint.length > 0")
+            assert page.inner_text("#hinttext").startswith("hint: ")
             click_cells(page, again[0]["from"], again[0]["cell"])
             game = wait_for_steps(page, 2)
         build = next(a for a in game["info"]["legal"] if a["kind"] == "build")

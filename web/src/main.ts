@@ -495,8 +495,9 @@ async function godHint(info: GodInfo) {
   if (reply.type !== "godSearch" || position !== game.positions[game.index] || steps !== game.steps || !reply.result.move) return;
   game.search = { ...reply.result, position };
   game.evalFrom = "search";
-  // by number: a placement is a whole turn, which the search writes "B5" where the legal list has "place B5"
-  const best = info.legal.find((a) => a.index === reply.result.sub_actions[0]);
+  // by number (the search's sub-actions begin with the turn's steps so far): a placement is a whole turn, which the
+  // search writes "B5" where the legal list has "place B5"
+  const best = info.legal.find((a) => a.index === reply.result.sub_actions[steps.length]);
   game.hint = best?.from !== undefined ? [best.from, best.cell!] : best?.cell !== undefined ? [best.cell] : [];
   $("hinttext").textContent = `hint: ${reply.result.move}`;
   draw();
@@ -518,7 +519,10 @@ async function resume(saved: SavedGame) {
   const start = saved.positions[0];
   $<HTMLSelectElement>("side").value = String(saved.human);
   if (isGodPosition(start)) setPickers((await godInfo(start, [])).gods);
-  else await positionInfo(start); // a position this version cannot read fails here
+  else {
+    await positionInfo(start); // a position this version cannot read fails here
+    setPickers(["mortal", "mortal"]); // the address's ?gods=, if any, is not this game's (reloaded after the pickers changed)
+  }
   Object.assign(game, { positions: saved.positions, moves: saved.moves, index: saved.index, human: saved.human });
   resetInsight();
   forgetLastSearch();
@@ -695,10 +699,11 @@ const hooks = {
 
 engineReady.then(async () => {
   await watchModel();
-  // ?position=, ?gods= and ?side= start a new game when the address is opened; a reload of it goes on with the game
-  // (the pickers may have changed side or gods since: the saved game has them)
+  // ?position=, ?gods= and ?side= start a new game when the address is opened; a reload of it, or Back or Forward to
+  // it, goes on with the game (the pickers may have changed side or gods since: the saved game has them)
   const navigation = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined;
-  const opened = navigation?.type !== "reload" && (params.has("position") || params.has("gods") || params.has("side"));
+  const returned = navigation?.type === "reload" || navigation?.type === "back_forward";
+  const opened = !returned && (params.has("position") || params.has("gods") || params.has("side"));
   const saved = opened ? null : savedGame();
   if (saved) {  // the game this browser was playing before a reload
     try { await resume(saved); return; }

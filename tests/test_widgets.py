@@ -418,7 +418,12 @@ def test_dashboard_follows_a_run(tmp_path):
     ET.fromstring(dash.to_svg())
     svg = ET.fromstring(dash.to_svg()).attrib  # the report's proportions, laid out at the size drawn, and it scales down
     assert "max-width: 100%" in svg["style"]
-    assert abs(float(svg["width"][:-2]) / float(svg["height"][:-2]) - 13 / 10.5) < 0.01, svg
+    from santorini_az.report import report_figure
+    import matplotlib.pyplot as plt
+    report = report_figure(dash.records)
+    width, height = report.get_size_inches()
+    plt.close(report)
+    assert abs(float(svg["width"][:-2]) / float(svg["height"][:-2]) - width / height) < 0.01, (svg, width, height)
 
 
 def test_the_dashboard_pauses_when_no_view_is_left_and_follows_again_when_shown(tmp_path):

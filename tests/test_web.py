@@ -226,6 +226,8 @@ def test_whole_game_by_clicking(site, browser):
     assert page.inner_text("#evaltext") == ("+1.00" if winner == 0 else "-1.00")
     assert " positions evaluated" in page.inner_text("#speed")
     assert page.is_disabled("#hint")  # nothing to hint at once the game is over
+    last = page.inner_text("#moves").splitlines()[-1]  # a winning move's build is named by the notation, never made
+    assert last.endswith("(the move wins: its build is not made)") == (not game["info"]["stuck"] and "^" in game["moves"][-1]), last
     thinking = page.evaluate("window.santorini.thinking")
     long_tasks = page.evaluate("window.__longTasks")
     during = [t for t in long_tasks if overlaps(t, thinking)]

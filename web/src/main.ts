@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, type Selection, targets } from "./selection";
+import { changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, type Selection, targets, wonByMoveText } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -182,7 +182,9 @@ function draw() {
       (info.player === game.human ? " (you)" : " (engine)");
   drawTurnGuide(info);
   $<HTMLInputElement>("position").value = info.position;
-  $("moves").innerHTML = moveList(game.moves.slice(0, game.index)).map((line) => `<div>${line}</div>`).join("");
+  const shown = game.moves.slice(0, game.index);
+  if (info.winner !== null && !info.stuck && shown.length) shown.push(wonByMoveText(shown.pop()!)); // the winning turn
+  $("moves").innerHTML = moveList(shown).map((line) => `<div>${line}</div>`).join("");
   $<HTMLButtonElement>("undo").disabled = previousTurn() < 0 && !game.steps.length;
   if (!game.hint.length) $("hinttext").textContent = ""; // a hint is for the position it was asked in
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;

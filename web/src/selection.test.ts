@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, targets } from "./selection";
+import { cellName, changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, targets, wonByMoveText } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -67,6 +67,11 @@ describe("notation helpers", () => {
       .toEqual(["setup: C3 D3, B2 C4", "1. C3>B3^A3  B2>A1^B1", "2. B3>A2^A3"]);
     expect(moveList(["C3>B3^A3", "B2>A1^B1"])).toEqual(["1. C3>B3^A3  B2>A1^B1"]); // a game from a position
     expect(moveList(["C3", "D4", "B2", "D2", "^C5"])).toEqual(["setup: C3 D4, B2 D2", "1. ^C5"]); // Hermes stays put
+  });
+  it("says that a winning move's build is not made", () => {
+    expect(wonByMoveText("D4>E5^D4")).toBe("D4>E5^D4 (the move wins: its build is not made)");
+    expect(wonByMoveText("C4>D4>E4@D5")).toBe("C4>D4>E4@D5 (the move wins: its build is not made)");
+    expect(wonByMoveText("B5>A5")).toBe("B5>A5"); // Apollo's swap into a corner: a move alone, nothing to say
   });
   it("turns a value into player 1's view", () => {
     expect(forPlayerOne(0.5, 1)).toEqual({ value: -0.5, score: 0.25 });

@@ -65,7 +65,7 @@ export function moveList(moves: string[]): string[] {
 /** The move list's text of a turn that won by its move (a climb, or Pan's drop): the notation still names the build
  * that would have followed, which is never made, so the line says so. */
 export function wonByMoveText(move: string): string {
-  return /[>][A-E][1-5][\^@][A-E][1-5]$/.test(move) ? `${move} (the move wins: its build is not made)` : move;
+  return />[A-E][1-5][\^@][A-E][1-5]$/.test(move) ? `${move} (the move wins: its build is not made)` : move;
 }
 
 /** The value for player 1 (in [-1, 1]) from a value for `player`, and as player 1's expected score in [0, 1]. */

@@ -348,6 +348,9 @@ def test_a_double_click_plays_once_and_a_winning_climb_needs_no_build(site, brow
     rows = page.evaluate("[...document.querySelectorAll('.board2d button')].filter((b, i) => i % 5 === 0)"
                          ".map((b) => b.getBoundingClientRect().height)")
     assert max(rows) - min(rows) < 1, rows  # rows with workers are as tall as rows without
+    page.click('.board2d button[data-cell="12"]'); page.click('.board2d button[data-cell="4"]')  # C3, then E5: not a move
+    assert page.inner_text("#godturn").startswith("E5 is not highlighted: the worker is let go."), page.inner_text("#godturn")
+    assert page.evaluate("window.santorini.game.selection") == {}
     for cell in (12, 13):  # the worker on C3 (level 2), then D3 (level 3): the game is won, no build to choose
         page.click(f'.board2d button[data-cell="{cell}"]')
     page.wait_for_function("window.santorini.game.info.winner === 0")

@@ -5,7 +5,7 @@ import { Board2D } from "./board2d";
 import { canDome, canEnd, END, type God, godClick, godGuide, GODS, godTargets, parseGods, POWERS } from "./gods";
 import type { Game, GodInfo, GodSearchResult, LegalAction, ModelStatus, MoveStat, PositionInfo, Reply, Request, SearchResult,
   SubAction } from "./protocol";
-import { changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, type Selection, targets, wonByMoveText } from "./selection";
+import { changedCells, click, forPlayerOne, howWon, lastTurnStart, missedClickText, moveList, nextClick, type Selection, targets, wonByMoveText } from "./selection";
 import "./style.css";
 
 const START = "0000000000000000000000000/1//";
@@ -58,6 +58,7 @@ const game = {
   index: 0, // the position shown: positions[index]
   human: 0, // the human's player (0 = player 1)
   selection: {} as Selection,
+  missed: "", // the guide line's word on the last click, when it chose nothing (missedClickText)
   info: null as PositionInfo | GodInfo | null,
   steps: [] as number[], // with gods: the sub-actions of the human's turn in progress (chapter 02b's GodNode steps)
   thinking: 0, // the id of the engine search under way, 0 = none
@@ -120,6 +121,7 @@ function savedGame(): SavedGame | null {
 }
 
 async function show() {
+  game.missed = ""; // a word on a click is about the position it was made in
   saveGame();
   committed = choices(); // what the game on the board was started with: a change the player takes back returns here
   const position = game.positions[game.index], steps = game.steps;
@@ -200,9 +202,9 @@ function drawTurnGuide(info: PositionInfo | GodInfo) {
   $("domebox").hidden = !canDome(legal);
   const steps = isGodInfo(info) ? info.steps : [];
   const dome = canDome(legal) && $<HTMLInputElement>("dome").checked;
-  $("godturn").textContent = !mine ? "" : !isGodInfo(info) ? nextClick(info.legal, game.selection)
+  $("godturn").textContent = !mine ? "" : game.missed + (!isGodInfo(info) ? nextClick(info.legal, game.selection)
     : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") +
-      godGuide(legal, game.selection, steps.length, dome, info.gods[info.player] as God);
+      godGuide(legal, game.selection, steps.length, dome, info.gods[info.player] as God));
 }
 
 function drawInsight() {
@@ -350,6 +352,7 @@ function onCellClick(cell: number) {
   if (isGodInfo(info)) {
     const domeBox = $<HTMLInputElement>("dome");
     const next = godClick(info.legal, game.selection, cell, domeBox.checked);
+    game.missed = missedClickText(cell, game.selection, next.selection, next.action !== undefined);
     game.selection = next.selection;
     if (next.action !== undefined) {
       domeBox.checked = false; // Atlas's choice is for one build: the next one is a block again unless ticked again
@@ -358,6 +361,7 @@ function onCellClick(cell: number) {
     return;
   }
   const next = click(info.legal, game.selection, cell, info.heights);
+  game.missed = missedClickText(cell, game.selection, next.selection, next.move !== undefined);
   game.selection = next.selection;
   if (next.move) playMove(next.move, info.position);
   else draw();

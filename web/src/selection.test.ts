@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellName, changedCells, click, forPlayerOne, howWon, lastTurnStart, moveList, nextClick, targets, wonByMoveText } from "./selection";
+import { cellName, changedCells, click, forPlayerOne, howWon, lastTurnStart, missedClickText, moveList, nextClick, targets, wonByMoveText } from "./selection";
 import type { LegalAction } from "./protocol";
 
 const moves: LegalAction[] = [
@@ -128,5 +128,18 @@ describe("howWon", () => {
     expect(howWon({ heights, workers: [[20, 21], [0, 1]], winner: 1, player: 0, stuck: true })).toBe("player 1 cannot move");
     expect(howWon({ heights, workers: [[20, 21], [0, 1]], winner: 1, player: 0, stuck: true, gods: ["pan", "atlas"] }))
       .toBe("player 1 has no legal turn");
+  });
+});
+
+describe("missedClickText", () => {
+  it("names a click that chose nothing, and says when it let the chosen worker go", () => {
+    expect(missedClickText(0, {}, {}, false)).toBe("A5 is not highlighted. ");
+    expect(missedClickText(24, { from: 12, to: 7 }, {}, false)).toBe("E1 is not highlighted: the worker is let go. ");
+  });
+  it("says nothing of a click that did something", () => {
+    expect(missedClickText(7, { from: 12 }, {}, true)).toBe(""); // played
+    expect(missedClickText(13, { from: 12 }, { from: 13 }, false)).toBe(""); // chose another worker
+    expect(missedClickText(12, {}, { from: 12 }, false)).toBe(""); // chose a worker
+    expect(missedClickText(12, { from: 12 }, {}, false)).toBe(""); // let the chosen worker go, as asked
   });
 });

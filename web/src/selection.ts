@@ -45,6 +45,14 @@ export function nextClick(legal: LegalAction[], selection: Selection): string {
   return "Click a highlighted cell to build on it.";
 }
 
+/** The guide line's word on a click that chose nothing (a cell that is not highlighted), so that it does not pass
+ * unseen: `before` and `after` are the selections around the click, `acted` whether it played (or went on with) a turn.
+ * Empty for a click that did something: played, chose a worker, or let the chosen worker go by clicking it again. */
+export function missedClickText(cell: number, before: Selection, after: Selection, acted: boolean): string {
+  if (acted || after.from !== undefined || before.from === cell) return "";
+  return `${cellName(cell)} is not highlighted${before.from !== undefined ? ": the worker is let go" : ""}. `;
+}
+
 /** The files and ranks of the board, as in notation: cell 0 is A5 (top left), cell 24 is E1. */
 export function cellName(cell: number): string {
   return "ABCDE"[cell % 5] + String(5 - Math.floor(cell / 5));

@@ -1,6 +1,7 @@
 """The exercise checkers (chapter 34): reference solutions pass, stubs return False, and each plausible wrong
 solution fails with ExerciseFailed whose message names its mistake; so does learner code that raises, never returns,
 returns the wrong type or changes its input."""
+import functools
 import math
 import signal
 import sys
@@ -889,6 +890,12 @@ def test_a_changed_argument_is_shown_as_it_was_given():
 def test_reference_passes(checker, capsys):
     assert getattr(exercises, checker)(REFERENCES[checker]) is True
     assert capsys.readouterr().out.startswith(f"✓ {checker}: your function agrees with")
+
+def test_wilson_with_the_exact_quantile_passes(capsys):
+    "z = 1.95996..., the 97.5% normal quantile itself, is as right as the rounded 1.96 the exercise names."
+    from statistics import NormalDist
+    exact = functools.partial(reference_wilson_interval, z=NormalDist().inv_cdf(0.975))
+    assert exercises.check_wilson_interval(exact) is True, capsys.readouterr().out
 
 def stub(*args): raise NotImplementedError  # your code here
 

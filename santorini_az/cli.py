@@ -48,10 +48,11 @@ def fail(message: str) -> None:
 
 POSITION_HELP = "A position in notation, or 'startpos'; a god position names each player's god (chapter 01b)."
 
-def read_position(text: str) -> State | GodState:
-    "Parse a position argument (chapter 01b's `parse_any_position`: a god position if it names gods), or stop with the notation error."
+def read_position(text: str, option: str = "") -> State | GodState:
+    """Parse a position argument (chapter 01b's `parse_any_position`: a god position if it names gods), or stop with the
+    notation error (after the `option` that gave it, if one did)."""
     try: return parse_any_position(text)
-    except NotationError as e: fail(str(e))
+    except NotationError as e: fail(f"{option}: {e}" if option else str(e))
 
 def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
     "`state` played with the `--gods` option's two gods (the human's, then the engine's); one line naming the culprit otherwise."
@@ -103,7 +104,7 @@ def show(position: str = typer.Argument(..., help=POSITION_HELP)):
 
 # %% ../nbs/33_cli.ipynb #6fa128ca
 @app.command()
-def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (random weights)."),
+def bench(net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, random weights (default 64x6; not with --checkpoint)."),
           precision: str = typer.Option("fp32", help="fp32, bf16 (torch, where the CPU has it) or int8 (onnxruntime's static quantization)."),
           device: str = typer.Option("cpu", help="cpu or cuda."),
           games: int = typer.Option(256, min=1, help="Games in flight, over all workers."),
@@ -121,7 +122,8 @@ def bench(net: str = typer.Option("64x6", help="Network size CHANNELSxBLOCKS (ra
     from santorini_az.bench import BenchConfig, print_bench, run_bench
     if precision not in ("fp32", "bf16", "int8"): fail(f"precision must be fp32, bf16 or int8, got {precision!r}")
     if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
-    try: config = BenchConfig(net, precision, device, games, sims, workers, threads, seconds, warmup,
+    if net is not None and checkpoint is not None: fail("--net and --checkpoint: choose one (a checkpoint has its own size)")
+    try: config = BenchConfig(net or "64x6", precision, device, games, sims, workers, threads, seconds, warmup,
                               network_arg(checkpoint), compile=compile, backend=backend, cuda_graphs=cuda_graphs)
     except ValueError as e: fail(str(e))
     try: results = run_bench(config, say=lambda line: typer.echo(line, err=True))
@@ -221,7 +223,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     if net:
         from santorini_az.network import parse_net_size
         try: size = parse_net_size(net)
-        except ValueError as e: fail(str(e))
+        except ValueError as e: fail(f"--net: {e}")
         overrides += [f"channels={size.channels}", f"blocks={size.blocks}"]
     overrides += list(set_)
     if ray is not None: check_ray_address(ray)
@@ -338,7 +340,7 @@ def play(checkpoint: str = typer.Option("champion", callback=given, help="The en
          backend: str = _PLAYER_BACKEND):
     "Play against the engine in the terminal: moves in notation (C3 to place, C3>C4^D5 to move and build); in the game, help lists the commands (moves, undo, quit)."
     from santorini_az.play import play_game
-    state = read_position(position)
+    state = read_position(position, "--position")
     if gods is not None: state = with_gods(state, gods, human=side - 1)
     try: result = play_game(network_arg(checkpoint), side - 1, sims, state, read=input, write=typer.echo, backend=backend)
     except EOFError: result = None  # the end of the input (Ctrl-D, or a file of moves played through)

@@ -63,8 +63,8 @@ def parse_net_size(text: str) -> NetConfig:
     if not match:
         raise ValueError(f"bad network size {text!r}: use CHANNELSxBLOCKS such as '64x6', or one of {', '.join(net_sizes)}")
     channels, blocks = int(match[1]), int(match[2])
-    if channels > 1024 or blocks > 64:  # as a run's settings allow (chapter 24's LIMITS); NetConfig checks the rest
-        raise ValueError(f"network size {text!r}: at most 1024 channels and 64 blocks")
+    if not (1 <= channels <= 1024 and 1 <= blocks <= 64):  # as a run's settings allow (chapter 24's LIMITS)
+        raise ValueError(f"network size {text!r}: 1 to 1024 channels and 1 to 64 blocks")
     return NetConfig(channels, blocks)
 
 # %% ../nbs/04_network.ipynb #df90c393

@@ -45,7 +45,7 @@ BACKENDS = ("torch", "onnxruntime", "onnxruntime-int8")
 
 def player(spec: str, simulations: int = 64, backend: str = "torch"):
     "The arena player of `spec` (RunError, one sentence, if the spec names nothing usable)."
-    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend not in BACKENDS: raise RunError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     try:
         if spec.endswith(".onnx") or (backend != "torch" and not is_reference(spec)):
             from santorini_az.onnx_runtime import onnx_factory  # chapter 31a: the network exported to ONNX
@@ -109,7 +109,7 @@ def god_player(spec: str, simulations: int = 64, backend: str = "torch"):
     'mcts' or 'alphabetaN'; a network runs on `backend`, torch or onnxruntime (a .onnx file always on onnxruntime)."""
     from santorini_az.god_loop import GodAlphaBetaReference, GodNetworkFactory, GodSearchPlayer, GodUniformFactory
     from santorini_az.god_training import load_god_checkpoint  # torch: only a god match pays for importing it
-    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend not in BACKENDS: raise RunError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if spec == "mcts": return GodSearchPlayer("mcts", GodUniformFactory(), simulations)
     if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
     if spec in ("random", "greedy"): raise RunError(f"{spec} plays the game without gods: a god match takes a god "
@@ -237,7 +237,7 @@ def inspect_god(state: GodState, evaluate: GodEvaluator, simulations: int = 200)
 def god_evaluator(spec: str, backend: str = "torch") -> GodEvaluator:
     """The god evaluator `spec` names: 'mcts' (uniform), 'champion' (chapter 11c's god network) or a god checkpoint (or
     its .onnx export); a network runs on `backend`, torch or onnxruntime (a .onnx file always on onnxruntime)."""
-    if backend not in BACKENDS: raise RunError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if backend not in BACKENDS: raise RunError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if spec == "mcts": return uniform_god_evaluator
     from santorini_az.god_training import god_network_evaluator, load_god_checkpoint  # torch: only a god network pays for it
     path = god_network_path(spec)

@@ -598,8 +598,16 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
             output.write(line + "\n")
             output.flush()
 
-    session = EngineSession(write)
-    for line in input:
+    session, lines = EngineSession(write), queue.Queue()
+    def read():  # a stop is carried out the moment it is read, also while a command waits for a search with an end
+        for line in input:
+            command = line.lstrip("\ufeff").split()[:1]
+            if command == ["stop"]: session._stop_search(wait=False)
+            lines.put(line)
+            if command == ["quit"]: break  # nothing is read after quit: no thread is left reading when the engine exits
+        lines.put(None)  # the end of input
+    threading.Thread(target=read, name="engine input", daemon=True).start()
+    while (line := lines.get()) is not None:
         if not session.handle(line): return
     session.handle("quit")  # end of input: as quit, a search with an end finishes first
 

@@ -803,6 +803,20 @@ def test_go_with_a_clock_answers_within_its_share():
     assert "no time for player 1 (wtime)" in " ".join(answers) and answers[-1] == "bestmove (none)", answers
 
 
+def test_a_stop_is_read_while_a_command_waits_for_the_search():
+    "A command sent during an endless-seeming search waits for it, but the stop sent after it still ends it at once."
+    proc = subprocess.Popen(ENGINE_ARGS, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("position startpos moves C3 D4 B2 D2\ngo depth 60\n"); proc.stdin.flush()
+        assert proc.stdout.readline().startswith("info depth 1 ")  # searching
+        proc.stdin.write("position startpos\nstop\nisready\nquit\n"); proc.stdin.flush()
+        out, _ = proc.communicate(timeout=60)  # depth 60 would take years: only the stop ends it
+    finally:
+        proc.kill()
+    lines = out.splitlines()
+    assert proc.returncode == 0 and lines[-2].startswith("bestmove ") and lines[-1] == "readyok", out
+
+
 def test_piped_commands_wait_for_a_search_with_an_end():
     "Commands piped after a finite go wait for its bestmove (none is refused), and quit or end of input lets it finish."
     two_searches = ("position startpos moves C3 D4 B2 D2\ngo depth 2\n"

@@ -551,7 +551,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     pytest.param(["train", "--set", "precision=bf16", "--set", "backend=torch"], "does not multiply bf16 natively",
                  marks=pytest.mark.skipif(cpu_supports_bf16(), reason="this CPU multiplies bf16 natively")),
     (["bench", "--precision", "int8"], "add --backend onnxruntime"),
-    (["arena", "champion", "mcts", "--backend", "int8"], "backend must be one of torch, onnxruntime, onnxruntime-int8"),
+    (["arena", "champion", "mcts", "--backend", "int8"], "--backend must be one of torch, onnxruntime, onnxruntime-int8"),
     (["train", "--set", "selfplay.simulations=100000"], "GiB they may take (three quarters of this machine"),
     (["bench", "--sims", "100000", "--games", "100000"], "--sims 100000 with --games 100000 needs"),  # before any worker dies of it
     (["train", "--set", "name=../elsewhere"], "setting 'name' must be a folder name"),  # runs/NAME, one writer each

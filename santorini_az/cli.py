@@ -43,7 +43,7 @@ def shorten(text: str, limit: int = 300) -> str:
 
 def fail(message: str) -> None:
     "Stop the command with `message` (one line) on stderr and exit status 2."
-    typer.echo(f"error: {shorten(' '.join(message.split()))}", err=True)
+    typer.echo(f"error: {shorten(' '.join(message.split()), 500)}", err=True)  # room for a list of names, not for 100 KB
     raise typer.Exit(2)
 
 POSITION_HELP = "A position in notation, or 'startpos'; a god position names each player's god (chapter 01b)."

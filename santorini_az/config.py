@@ -312,7 +312,7 @@ def _merge(obj, data: dict, prefix: str):
     known = {f.name: f for f in fields(obj)}
     changes = {}
     for key, value in data.items():
-        if key not in known: raise ValueError(f"unknown setting {prefix + key!r}")
+        if key not in known: raise ValueError(unknown_setting(prefix + key, list(settings(RunConfig()))))
         current = getattr(obj, key)
         if is_dataclass(current): changes[key] = _merge(current, value, prefix + key + ".")
         else: changes[key] = _coerce(value, current, prefix + key)
@@ -341,7 +341,12 @@ def unknown_setting(key: str, keys: list[str]) -> str:
         names = set(difflib.get_close_matches(key, [k.split(".")[-1] for k in keys], n=3))
         close = [k for k in keys if k.split(".")[-1] in names]
     if close: return f"unknown setting {key!r}: did you mean {' or '.join(close)}?"
-    return f"unknown setting {key!r}; settings are: {', '.join(keys)}"
+    sections = sorted({k.split(".")[0] for k in keys if "." in k})
+    section = key.split(".")[0]
+    if section in sections:  # train.lr: the names of its section (the whole list would be cut off)
+        return f"unknown setting {key!r}; the {section} settings are: {', '.join(k.split('.', 1)[1] for k in keys if k.startswith(section + '.'))}"
+    return (f"unknown setting {key!r}; settings are: {', '.join(k for k in keys if '.' not in k)}, and those of "
+            f"{', '.join(s + '.' for s in sections)} (a wrong name there lists its section's)")
 
 def apply_overrides(config: RunConfig, overrides: list[str]) -> RunConfig:
     "`config` with `key=value` overrides applied (dotted keys, or unambiguous bare field names)."
@@ -376,7 +381,10 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
         try: data = json.loads(Path(config_path).read_text())
         except OSError as e: raise RunError(f"cannot read config file {config_path}: {e.strerror}") from None
         except json.JSONDecodeError as e: raise RunError(f"config file {config_path} is not valid JSON: {e}") from None
-        config = config_from_dict(data, config)
+        try:
+            config = config_from_dict(data, config)
+            check_settings(config)  # a setting out of range here is the file's, not a --set's: name the file
+        except ValueError as e: raise RunError(f"config file {config_path}: {e}") from None
     config = apply_overrides(config, list(overrides))
     if config.game != base.game:  # the preset's settings for its own game, where not set by hand, follow the game asked
         if config.arena.references == base.arena.references:  # the other game's opponents

@@ -65,6 +65,7 @@ def test_show_reports_result():
     (("bench", "--net", "100000x1000"), "network size '100000x1000': 1 to 1024 channels and 1 to 64 blocks"),
     (("train", "--preset", "tiny", "--net", "0x4"), "--net: network size '0x4': 1 to 1024 channels"),  # it named no option
     (("bench", "--net", "16x1", "--checkpoint", "run"), "--net and --checkpoint: choose one"),  # it was dropped in silence
+    (("play", "--position", "0000000000000000000000000/3//"), "--position: the player to move must be 1 or 2"),
     (("inspect", "4444444444444444444444444/1//", "--sims", "2"), "the game is over in this position: no legal moves"),
     (("match", "", "santorini_az engine"), "the first engine's command is empty"),
     (("match", "santorini_az engine", "  "), "the second engine's command is empty"),

@@ -278,7 +278,7 @@ def arena(first: str = typer.Argument(..., callback=given, help="A checkpoint, a
           second: str = typer.Argument(..., callback=given, help="A checkpoint, a run directory (its champion), champion, or random | greedy | mcts | alphabetaN."),
           openings: int = typer.Option(50, min=1, help="Random openings, each played twice with colours swapped."),
           sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move for both searches."),
-          seed: int = typer.Option(0, min=0, help="Seed of the openings."),
+          seed: int = typer.Option(0, min=0, max=2**32 - 1, help="Seed of the openings (0 to 2**32 - 1)."),
           workers: int = _ENGINE_WORKERS,
           backend: str = _PLAYER_BACKEND,
           quiet: bool = _NO_PROGRESS_BAR,
@@ -299,7 +299,7 @@ def selfplay(player: str = typer.Argument(..., callback=given, help="A checkpoin
              out: str = typer.Option(..., "--out", callback=given, help="The .npz file to write the positions to."),
              games: int = typer.Option(64, min=1, help="Number of games."),
              sims: int = typer.Option(64, min=1, max=MAX_SIMS, help="Simulations per move."),
-             seed: int = typer.Option(0, min=0, help="Random seed."),
+             seed: int = typer.Option(0, min=0, max=2**32 - 1, help="Random seed (0 to 2**32 - 1)."),
              workers: int = _ENGINE_WORKERS,
              backend: str = _PLAYER_BACKEND,
              quiet: bool = _NO_PROGRESS_BAR,
@@ -392,7 +392,7 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
           go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),
           option1: List[str] = typer.Option([], help="Option for the first engine, Name=value (repeatable)."),
           option2: List[str] = typer.Option([], help="Option for the second engine, Name=value (repeatable)."),
-          seed: int = typer.Option(0, min=0, help="Seed of the random openings."),
+          seed: int = typer.Option(0, min=0, max=2**32 - 1, help="Seed of the random openings (0 to 2**32 - 1)."),
           gods: Optional[str] = typer.Option(None, help="Play god positions: player 1's and player 2's gods, e.g. apollo,pan.")):
     "Play a match between two protocol engines and print the score with its 95% interval."
     from santorini_az.protocol import ProtocolError, match_command
@@ -404,7 +404,7 @@ def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santor
 @app.command("bench-alphabeta")
 def bench_alphabeta(depth: int = typer.Option(6, min=1, max=12, help="Search depth."),
                     positions: int = typer.Option(8, min=1, help="Positions of seeded random games."),
-                    seed: int = typer.Option(1, min=0, help="Seed of the positions (1: chapter 11's figures).")):
+                    seed: int = typer.Option(1, min=0, max=2**32 - 1, help="Seed of the positions (1: chapter 11's figures).")):
     "Measure the alpha-beta engine's nodes per second on one core."
     from santorini_az.alphabeta import bench_alphabeta as run
     run(depth=depth, positions=positions, seed=seed)

@@ -150,6 +150,8 @@ def generate_games(spec: str, games: int, out: Path | str, simulations: int = 64
     games searched by the god player `spec` ('mcts', 'champion' or a god checkpoint), as a gods run's self-play."""
     check_out_folder(out)
     progress, out = progress or Progress(), check_destination(out, replace)  # before the games, not after them
+    if Path(out).suffix != ".npz":  # the archive's name says what it is: the trainer and `load_examples` read .npz
+        raise RunError(f"--out {out}: the positions are written as an .npz archive, whose name ends in .npz")
     config = SelfPlayConfig(games=games, simulations=simulations)
     if gods is not None:
         from santorini_az.engine import available_cores

@@ -95,6 +95,9 @@ class _Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def list_directory(self, path):  # a folder without index.html is no page of the app: not found, not a listing
+        self.send_error(404, "File not found")
+
     def log_message(self, format, *args): pass  # quiet: the command prints its URL, not every request
 
 # %% ../nbs/32_serve.ipynb #b29269e2

@@ -88,6 +88,7 @@ def test_server_serves_app_and_switches_champion(tmp_path, app):
         promote(run, 0)
         assert json.loads(fetch(server.url + "models/manifest.json")[0])["id"] == "iter-0000"
         with pytest.raises(urllib.error.HTTPError): fetch(server.url + "models/champion-0099.onnx")
+        with pytest.raises(urllib.error.HTTPError, match="404"): fetch(server.url + "assets/")  # no folder listing
         cache = server.cache_dir
     assert not server.thread.is_alive() and not cache.exists()
     with pytest.raises(OSError): socket.create_connection(("127.0.0.1", server.server.server_address[1]), timeout=1)

@@ -580,6 +580,8 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["selfplay", "nope", "--games", "1", "--out", "g.npz"], "no such checkpoint 'nope' (self-play needs a search"),
     (["selfplay", "mcts", "--games", "1", "--out", "/proc/games.npz"], "refuses new files"),
     (["selfplay", "mcts", "--games", "1", "--out", "afile"], "afile already exists: not replacing it (--force"),
+    (["selfplay", "mcts", "--games", "1", "--out", "g.txt"], "--out g.txt: the positions are written as an .npz archive"),
+    (["arena", "random", "mcts", "--seed", str(2**32)], "Invalid value for '--seed'"),  # as train's: 0 to 2**32 - 1
     (["export", str(CHAMPION), "--out", "afile"], "afile already exists: not replacing it (--force"),
     (["export", str(CHAMPION), "--out", "model"], "--out model: an ONNX file's name ends in .onnx"),
     (["export", str(CHAMPION), "--out", "pipe"], "pipe exists and is not a regular file"),  # a FIFO stands for /dev/null

@@ -504,8 +504,13 @@ def say_how_it_ended(loop: Loop, records: list[Record], ran: int, done: set) -> 
     elif ran == 0 and not (budget and budget.fills) and done >= set(plan(config)):
         cap = (" (--hours caps a run of a set number of iterations; with --set iterations=0 it plans as many as the budget "
                "fits)") if config.hours else ""
-        say(f"nothing to do: the run has done its {config.iterations} iterations (--iterations counts "
-            f"them all, those done included: give more to go on){cap}")
+        finished = max(i for i, _ in done)  # a resume may ask for fewer than the run has done
+        if finished == config.iterations:
+            told = f"its {finished} iterations (--iterations counts them all, those done included: give more to go on)"
+        else:
+            told = (f"{finished} iterations, and --iterations {config.iterations} counts them all, those done "
+                    f"included: give more than {finished} to go on")
+        say(f"nothing to do: the run has done {told}{cap}")
 
 # %% ../nbs/10a_loop.ipynb #ca858a5c
 def run_training(run_dir: Path | str, config: RunConfig | None = None, resume: bool = False,

@@ -255,6 +255,11 @@ def test_the_tiny_preset_one_writer_then_resume_after_sigkill(tmp_path):
     assert [line for line in heard if line.startswith("nothing to do")] == [
         "nothing to do: the run has done its 4 iterations (--iterations counts them all, those done included: give "
         "more to go on)"], heard
+    heard.clear()  # fewer than it has done: the count is the run's, not the one asked for
+    run_training(run_dir, resume=True, overrides=["iterations=2"], progress=Listening(quiet=True))
+    assert [line for line in heard if line.startswith("nothing to do")] == [
+        "nothing to do: the run has done 4 iterations, and --iterations 2 counts them all, those done included: give "
+        "more than 4 to go on"], heard
     assert [(r.iteration, r.stage) for r in run.records()] == stages
 
 

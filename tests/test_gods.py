@@ -438,7 +438,7 @@ def test_a_refused_turn_is_told_where_it_leaves_the_legal_turns(gods):
     with pytest.raises(NotationError, match="is not a legal turn for Artemis in .*: step 2, a move to C3, is not one Artemis"):
         parse_turn(parse_god_position("0000000000000000000000000/1/artemis:C3,D4/demeter:A1,E2"), "C3>B2>C3^D3")
     hermes = play_turns(god_start(("hermes", "pan")), "C3 D4 B2 D2")  # a legal walk written worker 1 first
-    with pytest.raises(NotationError, match=r"a Hermes walk names worker 0's cell first: C3>A5,D4>E5\^E4$"):
+    with pytest.raises(NotationError, match=r"a Hermes walk names worker 1's cell first: C3>A5,D4>E5\^E4$"):
         parse_turn(hermes, "D4>E5,C3>A5^E4")
     with pytest.raises(NotationError, match=r"the turn is over after a build on C2: there is no step 2$"):  # not the order
         parse_turn(hermes, "^C2,C3>B3")

@@ -63,8 +63,8 @@ def parse_net_size(text: str) -> NetConfig:
     if not match:
         raise ValueError(f"bad network size {text!r}: use CHANNELSxBLOCKS such as '64x6', or one of {', '.join(net_sizes)}")
     channels, blocks = int(match[1]), int(match[2])
-    if not (1 <= channels <= 1024 and 1 <= blocks <= 64):  # as a run's settings allow (chapter 24's LIMITS)
-        raise ValueError(f"network size {text!r}: 1 to 1024 channels and 1 to 64 blocks")
+    if not (1 <= channels <= 1024 and blocks <= 64):  # a run's settings allow 1-64 blocks (chapter 24's LIMITS)
+        raise ValueError(f"network size {text!r}: 1 to 1024 channels and 0 to 64 blocks")
     return NetConfig(channels, blocks)
 
 # %% ../nbs/04_network.ipynb #df90c393

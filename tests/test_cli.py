@@ -62,7 +62,7 @@ def test_show_reports_result():
     (("inspect", "startpos", "--sims", "1000000000"), "Invalid value for '--sims'"),  # searched until stopped, before
     (("bench", "--workers", "100000"), "Invalid value for '--workers'"),
     (("bench", "--threads", "100000"), "Invalid value for '--threads'"),
-    (("bench", "--net", "100000x1000"), "network size '100000x1000': 1 to 1024 channels and 1 to 64 blocks"),
+    (("bench", "--net", "100000x1000"), "network size '100000x1000': 1 to 1024 channels and 0 to 64 blocks"),
     (("train", "--preset", "tiny", "--net", "0x4"), "--net: network size '0x4': 1 to 1024 channels"),  # it named no option
     (("bench", "--net", "16x1", "--checkpoint", "run"), "--net and --checkpoint: choose one"),  # it was dropped in silence
     (("play", "--position", "0000000000000000000000000/3//"), "--position: the player to move must be 1 or 2"),

@@ -71,8 +71,9 @@ def test_parse_net_size():
     for bad in ("", "64", "64x", "x6", "64*6", "64x6x2", "-64x6", "huge"):
         with pytest.raises(ValueError, match="CHANNELSxBLOCKS"):
             parse_net_size(bad)
-    with pytest.raises(ValueError, match="channels must be a positive integer"):
-        parse_net_size("0x6")
+    for bad in ("0x6", "1025x6", "64x65"):
+        with pytest.raises(ValueError, match="1 to 1024 channels and 0 to 64 blocks"):
+            parse_net_size(bad)
 
 
 def test_net_config_validates():

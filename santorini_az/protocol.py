@@ -600,12 +600,13 @@ def engine_command(input: TextIO | None = None, output: TextIO | None = None) ->
 
     session, lines = EngineSession(write), queue.Queue()
     def read():  # a stop is carried out the moment it is read, also while a command waits for a search with an end
-        for line in input:
-            command = line.lstrip("\ufeff").split()[:1]
-            if command == ["stop"]: session._stop_search(wait=False)
-            lines.put(line)
-            if command == ["quit"]: break  # nothing is read after quit: no thread is left reading when the engine exits
-        lines.put(None)  # the end of input
+        try:
+            for line in input:
+                command = line.lstrip("\ufeff").split()[:1]
+                if command == ["stop"]: session._stop_search(wait=False)
+                lines.put(line)
+                if command == ["quit"]: break  # nothing is read after quit: no thread is left reading at exit
+        finally: lines.put(None)  # the end of input (also where reading failed: the session ends, as at quit)
     threading.Thread(target=read, name="engine input", daemon=True).start()
     while (line := lines.get()) is not None:
         if not session.handle(line): return

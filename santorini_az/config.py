@@ -344,7 +344,8 @@ def unknown_setting(key: str, keys: list[str]) -> str:
     sections = sorted({k.split(".")[0] for k in keys if "." in k})
     section = key.split(".")[0]
     if section in sections:  # train.lr: the names of its section (the whole list would be cut off)
-        return f"unknown setting {key!r}; the {section} settings are: {', '.join(k.split('.', 1)[1] for k in keys if k.startswith(section + '.'))}"
+        names = [k.split(".", 1)[1] for k in keys if k.startswith(section + ".")]
+        return f"unknown setting {key!r}; the {section} settings are: {', '.join(names)}"
     return (f"unknown setting {key!r}; settings are: {', '.join(k for k in keys if '.' not in k)}, and those of "
             f"{', '.join(s + '.' for s in sections)} (a wrong name there lists its section's)")
 

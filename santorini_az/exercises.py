@@ -363,8 +363,8 @@ def _learner_lines(error: BaseException, home: str = "__main__", most: int = 4) 
         tb = tb.tb_next
     return lines if len(lines) <= most else [lines[0], f"  … ({len(lines) - 3} calls more)"] + lines[-2:]
 
-def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
-    "What to try when the learner's function raised `error`."
+def _raise_hint(error: BaseException, fn: Callable, args: tuple, home: str) -> str:
+    "What to try when the learner's function `fn` raised `error` on `args`."
     if isinstance(error, TypeError) and not _learner_lines(error, home):
         return (f"the checker calls your function with {len(args)} argument{'' if len(args) == 1 else 's'}, as its "
                 "docstring says: check your function's parameters")
@@ -375,6 +375,9 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
         return ("a number grew too large for a float (a power or an exp of a large number): scale first, e.g. divide "
                 "every visit count by the largest before raising it to the power 1 / temperature")
     if isinstance(error, ZeroDivisionError):
+        zeros = [_parameter(fn, i) for i, arg in enumerate(args) if type(arg) in (int, float) and arg == 0]
+        if zeros: return (f"a division by zero: {zeros[0]} is 0 on this input, so handle {zeros[0]} == 0 as a case of "
+                          "its own before anything divides by it")
         return "a division by zero: find the divisor that is 0 on this input (above) and handle that case before dividing"
     if isinstance(error, RecursionError):
         return ("a function that calls itself must reach a case where it returns without calling itself (depth 0, a "
@@ -384,12 +387,12 @@ def _raise_hint(error: BaseException, args: tuple, home: str) -> str:
                 "the operation that returns a new tensor (masked_fill, x = x + y) or work on a .clone()")
     return "call your function on that input yourself to see the whole traceback"
 
-def _raised(error: BaseException, args: tuple, shown_input: Callable[[], str], home: str) -> ExerciseFailed:
-    "The failure of a learner's function that raised `error` on `args`: the error, the lines it went through, the input."
+def _raised(error: BaseException, fn: Callable, args: tuple, shown_input: Callable[[], str], home: str) -> ExerciseFailed:
+    "The failure of a learner's function `fn` that raised `error` on `args`: the error, the lines it went through, the input."
     where = "".join(f"\n{line}" for line in _learner_lines(error, home))
     said = f": {error}" if str(error) else ""
     return ExerciseFailed(f"your function raised {type(error).__name__}{said}{where}\n\non this input:\n{shown_input()}"
-                          f"\n\nHINT: {_raise_hint(error, args, home)}", error)
+                          f"\n\nHINT: {_raise_hint(error, fn, args, home)}", error)
 
 def _parameter(fn: Callable, i: int) -> str:
     "The learner's name for argument `i` (`visits`), or 'argument i + 1' where it has none."
@@ -429,7 +432,7 @@ def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _R
     try: got = _run_limited(run, TIME_LIMIT, home)
     except NotImplementedError as e:
         if _is_stub(e, fn): raise _NotWritten() from None
-        raise _raised(e, args, shown_input, home) from None
+        raise _raised(e, fn, args, shown_input, home) from None
     except ExerciseFailed: raise
     except _TimedOut as e:
         where = "\n".join(_learner_lines(e, home))
@@ -439,7 +442,7 @@ def _call(fn: Callable, args: tuple, shown_input: Callable[[], str], returns: _R
             "HINT: look for a loop that never ends: a `while` whose condition nothing inside the loop changes, or a "
             "recursion that never reaches its base case. If your function is only slow, give it more time: "
             "santorini_az.exercises.TIME_LIMIT = 30 (seconds)") from None
-    except (Exception, SystemExit) as e: raise _raised(e, args, shown_input, home) from None
+    except (Exception, SystemExit) as e: raise _raised(e, fn, args, shown_input, home) from None
     _answers += 1
     for i, (arg, depth, old) in enumerate(zip(args, depths, before)):
         if depth is None or (change := _difference(old, _snapshot(arg, depth))) is None: continue
@@ -1432,11 +1435,11 @@ def _block_hints(state: State, missing: set, extra: set) -> list[str]:
     "The usual mistakes behind the missing and extra blocking moves (one hint per kind of mistake)."
     from santorini_az.puzzles import wins_at_once
     hints = []
-    winning = [_action_text(state, a) for a in sorted(missing) if wins_at_once(state, a)]
+    winning = sorted(_action_text(state, a) for a in missing if wins_at_once(state, a))  # the order of the lists above
     if winning: hints.append(f"{', '.join(winning[:3])}{' …' if len(winning) > 3 else ''} "
                              f"win{'s' if len(winning) == 1 else ''} at once: the game ends before the opponent can "
                              "carry out the threat, so a winning move stops it too")
-    replies = [(_action_text(state, a), _opponent_win(state, a)) for a in sorted(extra)]
+    replies = sorted((_action_text(state, a), _opponent_win(state, a)) for a in extra)
     if stuck := [(a, r) for a, r in replies if "no legal move" in r]:
         hints.append(f"after {stuck[0][0]} the opponent wins with {stuck[0][1]}: leaving the other player no legal "
                      "move is a win at once too, not only a step onto level 3")

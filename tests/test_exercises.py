@@ -834,7 +834,7 @@ WRONG['select_divided_by_visits'] = ('check_select_edge', select_divided_by_visi
 WRONG['elo_ends_swapped'] = ('check_elo_difference', lambda s: -math.inf if s >= 1 else math.inf if s <= 0 else
                              400 * math.log10(s / (1 - s)), 'a score of 1 (every point) is +inf')
 WRONG['visit_policy_divides_by_temperature'] = ('check_visit_policy', lambda visits, t: [n ** (1 / t) / sum(m ** (1 / t) for m in visits)
-                                                                                         for n in visits], 'a division by zero')
+                                                                                         for n in visits], '`t` is 0 on this input, so handle `t` == 0')
 
 # ... and the mistakes those hints must not be given to (the review of the change, 2026-12-06)
 def negamax_evaluating_every_node(state, depth, alpha, beta, evaluate):
@@ -1213,3 +1213,11 @@ def test_an_edge_position_no_game_reaches_says_how_to_read_it():
     with pytest.raises(ExerciseFailed) as failure: exercises.check_legal_actions(stuck_on_level_3)
     shown = re.search(r"notation: (\S+) \(no game reaches it: read it with parse_board\)", str(failure.value))
     assert shown and 3 in parse_board(shown[1]).heights, str(failure.value)
+
+def test_block_hint_names_the_first_missing_moves():
+    "The hint's winning moves are the first of the 'missing' list, in its order (they came in another order before)."
+    with pytest.raises(ExerciseFailed) as failure: exercises.check_blocking_moves(wrong_block_static)
+    message = str(failure.value)
+    missing = message.split("missing (")[1].split(": ", 1)[1].split("\n")[0].split(", ")
+    hinted = message.split("HINT: ")[1].split(" win")[0].rstrip(" …").split(", ")
+    assert hinted == missing[:len(hinted)] and len(hinted) >= 2, message

@@ -64,7 +64,7 @@ def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
     return from_mortal(state, tuple(names) if human == 0 else tuple(reversed(names)))
 
 # %% ../nbs/33_cli.ipynb #0943e773
-@app.command()
+@app.command(context_settings={"ignore_unknown_options": True})  # `perft startpos -1`: a depth, not an option
 def perft(position: str = typer.Argument(..., help=POSITION_HELP),
           depth: int = typer.Argument(..., min=0, max=8, help="How many actions (with gods: whole turns) deep to count; from the start, depth 5 takes seconds and depth 6 several minutes (each ply about fifty times the last).")):
     "Count the action sequences of length DEPTH from POSITION (with gods: the turn sequences, by chapter 11b's compiled rules)."

@@ -104,9 +104,10 @@ def test_the_cli_sims_limit_is_a_runs():
 
 def test_a_value_of_the_wrong_type_is_named_by_the_parser():
     "Typer's own refusal (exit 2, no traceback) names the argument, on one line like every other refusal."
-    result = run("perft", "startpos", "x")
-    assert result.returncode == 2 and result.stderr.startswith("error: Invalid value for 'depth'"), result.stderr
-    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+    for depth in ("x", "-1"):  # a negative depth is a depth out of range, not an unknown option
+        result = run("perft", "startpos", depth)
+        assert result.returncode == 2 and result.stderr.startswith("error: Invalid value for 'depth'"), result.stderr
+        assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
 
 
 def test_no_command_prints_the_help():

@@ -285,7 +285,9 @@ def _each(read_item: Callable, what_item: str, any_iterable: bool = False, order
         items, out = (_collection if any_iterable else _sequence)(x), []
         for i, item in enumerate(items):
             try: out.append(read_item(item))
-            except Exception: raise _WrongType(f"item {i} is {_kind(item)}, not {what_item}") from None
+            except Exception as e:
+                why = f": {e}" if isinstance(e, _WrongType) and str(e) else ""  # the item reader's own words
+                raise _WrongType(f"item {i} is {_kind(item)}, not {what_item}{why}") from None
         return out
     return read
 
@@ -342,6 +344,8 @@ def _type_hint(got, returns: _Returns) -> str:
         return ("a function that uses `yield`, or returns a generator expression `(... for ...)`, gives a generator, which "
                 "can be read only once: collect the values in a list and return that")
     if isinstance(got, str): return "return the value itself, not a string that shows it"
+    if returns.read is _as_number and isinstance(got, (list, tuple, set, dict)):
+        return "return the number itself, not a collection that holds it"
     return returns.hint
 
 # %% ../nbs/34_exercises.ipynb #b0ac88b8
@@ -1539,6 +1543,8 @@ def check_elo_difference(fn: Callable[[float], float]) -> bool:
 def _step(pair) -> tuple[int, str]:
     "An (iteration, stage) pair."
     iteration, stage = pair
+    if isinstance(iteration, str) and not isinstance(stage, str):
+        raise _WrongType("the stage comes second: (iteration, stage), not (stage, iteration)")
     return _as_index(iteration), _as_string(stage)
 
 _STEPS = _Returns("a list of (iteration, stage) pairs", _each(_step, "an (iteration, stage) pair such as (1, 'selfplay')"))

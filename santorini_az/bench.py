@@ -50,15 +50,19 @@ class BenchConfig:
 
     def __post_init__(self):
         "Settings are checked here, before any worker starts: each problem is one sentence naming it."
-        if self.checkpoint is None: parse_net_size(self.net)  # a bad size fails here, not in the workers
+        # each problem named by bench's option (a bad size fails here, not in the workers; 'cuda' without a GPU too)
+        if self.checkpoint is None:
+            try: parse_net_size(self.net)
+            except ValueError as e: raise ValueError(f"--net: {e}") from None
         elif not os.path.exists(self.checkpoint): raise ValueError(f"no such checkpoint {self.checkpoint!r}")
         if self.precision not in ("fp32", "bf16", "int8"):
-            raise ValueError(f"precision must be fp32, bf16 or int8, got {self.precision!r}")
-        resolve_device(self.device)  # 'cuda' without a GPU fails here
+            raise ValueError(f"--precision must be fp32, bf16 or int8, got {self.precision!r}")
+        try: resolve_device(self.device)
+        except ValueError as e: raise ValueError(f"--device {self.device}: {e}") from None
         for name, low, high in (("seconds", 0.1, 3600), ("warmup", 0, 3600)):
             value = getattr(self, name)
             if not low <= value <= high: raise ValueError(f"--{name} must be between {low} and {high}, got {value}")
-        if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"backend must be torch or onnxruntime, got {self.backend!r}")
+        if self.backend not in ("torch", "onnxruntime"): raise ValueError(f"--backend must be torch or onnxruntime, got {self.backend!r}")
         if self.backend == "onnxruntime" and ((self.device, self.compile) != ("cpu", False) or self.precision == "bf16"):
             raise ValueError("the onnxruntime backend runs fp32 or int8 on the CPU: drop --device, --compile and bf16")
         if self.cuda_graphs and (self.device != "cuda" or self.backend != "torch"):

@@ -120,8 +120,8 @@ def bench(net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, rand
           json: bool = typer.Option(False, "--json", help="Print one JSON object.")):
     "Measure network-only positions/s and self-play simulations/s in the same run, their ratio, the trees alone, and the network's GFLOP/s beside a matrix multiply's."
     from santorini_az.bench import BenchConfig, print_bench, run_bench
-    if precision not in ("fp32", "bf16", "int8"): fail(f"precision must be fp32, bf16 or int8, got {precision!r}")
-    if device not in ("cpu", "cuda"): fail(f"device must be cpu or cuda, got {device!r}")
+    if precision not in ("fp32", "bf16", "int8"): fail(f"--precision must be fp32, bf16 or int8, got {precision!r}")
+    if device not in ("cpu", "cuda"): fail(f"--device must be cpu or cuda, got {device!r}")
     if net is not None and checkpoint is not None: fail("--net and --checkpoint: choose one (a checkpoint has its own size)")
     try: config = BenchConfig(net or "64x6", precision, device, games, sims, workers, threads, seconds, warmup,
                               network_arg(checkpoint), compile=compile, backend=backend, cuda_graphs=cuda_graphs)
@@ -199,7 +199,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
           resume: bool = typer.Option(False, "--resume", help="Continue the run in --run-dir from its last stage."),
           config: str = typer.Option(None, "--config", help="A JSON file of settings (any part of RunConfig)."),
           iterations: int = typer.Option(None, min=1, help="The run's number of iterations, those already done included (default: the preset's, or as many as --hours allows)."),
-          hours: float = typer.Option(None, min=0, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts. 0: no budget."),
+          hours: float = typer.Option(None, help="A time budget the run fills: it measures its iterations and plans as many as fit (plan.json says why); with --iterations, a cap. On --resume, the time already spent counts. 0: no budget."),
           seed: int = typer.Option(None, help="Random seed of the run, 0 to 2**32 - 1 (default: the config's, 0 in every preset)."),
           init: str = typer.Option(None, "--init", callback=given, help="Start from this network instead of random weights: a checkpoint, a run directory (its champion), or champion (the shipped network of the run's game)."),
           net: str = typer.Option(None, help="Network size CHANNELSxBLOCKS, e.g. 32x4 (or small = 64x6, large = 256x8; default: the preset's)."),

@@ -218,8 +218,9 @@ def check_device(config: RunConfig) -> None:
     import torch
     from santorini_az.network import cuda_supports_bf16
     if not torch.cuda.is_available():
+        cpu = "--set device=cpu" + (" --set cuda_graphs=false" if config.cuda_graphs else "")  # the gpu preset has both
         raise ValueError(f"setting 'device'='cuda' but torch {torch.__version__} sees no CUDA GPU on this machine: "
-                         "use another preset, or --set device=cpu")
+                         f"use another preset, or {cpu}")
     if bf16 and not cuda_supports_bf16():
         raise ValueError(f"setting {bf16[0]!r}='bf16' but this GPU has no native bf16 (an Ampere or newer GPU has; "
                          "an older one only emulates it, slowly): keep fp32")
@@ -337,9 +338,12 @@ def _coerce(value, current, name):
 def unknown_setting(key: str, keys: list[str]) -> str:
     "What to say of the setting `key`, which is none of `keys`: the names closest to it, or else every name."
     close = difflib.get_close_matches(key, keys, n=3, cutoff=0.75)  # selfplay.gams -> selfplay.games
-    if not close:  # a bare name: compare it with the last part of each setting's name
-        names = set(difflib.get_close_matches(key, [k.split(".")[-1] for k in keys], n=3))
-        close = [k for k in keys if k.split(".")[-1] in names]
+    # and as a bare name, against the last part of each setting's name: the closest, and those nearly as close
+    # (gamez -> game and selfplay.games, not name)
+    scored = sorted(((difflib.SequenceMatcher(None, key, name).ratio(), name) for name in {k.split(".")[-1] for k in keys}),
+                    reverse=True)
+    names = [name for score, name in scored[:3] if score >= max(0.6, scored[0][0] - 0.15)]
+    close += [k for name in names for k in keys if k.split(".")[-1] == name and k not in close]
     if close: return f"unknown setting {key!r}: did you mean {' or '.join(close)}?"
     sections = sorted({k.split(".")[0] for k in keys if "." in k})
     section = key.split(".")[0]

@@ -66,7 +66,8 @@ def _load_model(checkpoint_or_model) -> tuple[SantoriniNet, dict]:
         model, extra = load_god_checkpoint(path)
         return model, {"config": model.config, **extra}
     except FileNotFoundError: raise ExportError(f"no checkpoint at {path}") from None
-    except (CheckpointError, RunError, OSError) as e: raise ExportError(f"cannot export {path}: {e}") from None
+    except (CheckpointError, RunError, OSError) as e:  # an export, or a reader (the engine, play) loading it
+        raise ExportError(str(e) if str(path) in str(e) else f"cannot load checkpoint {path}: {e}") from None
 
 def io_shape(model: SantoriniNet) -> tuple[str, int, int]:
     "(game, input planes, policy outputs) of `model`: 'mortal', 9 and 153, or 'gods', 36 and 126 for a `GodNet`."

@@ -385,7 +385,10 @@ _SEGMENT = re.compile(r"([A-Ea-e][1-5])?((?:[>^@][A-Ea-e][1-5])*)")
 
 def _read_turn(state: GodState, text: str) -> Turn:
     "The turn written as `text`, whether or not it is legal."
-    if in_setup(state.board): return (place(parse_cell(text)),)
+    if in_setup(state.board):
+        if any(mark in text for mark in ">^@,"):  # as chapter 27's read_move says of a mortal move
+            raise NotationError(f"{text!r} is a turn, but the workers are still being placed: expected a placement like C3")
+        return (place(parse_cell(text)),)
     start, steps = state.board.workers[state.player], []
     for segment in text.split(","):
         found = _SEGMENT.fullmatch(segment.strip())

@@ -665,9 +665,13 @@ class EngineProcess:
                  else f"exited with status {status}")
         self._errors.join(1)
         said = f": {self.last_error[:300]}" if self.last_error else ""
-        command = f" ({self.command})" if self.command != self.name else ""
-        self.gone = f"engine {self.name!r}{command} {ended}{said}"
+        self.gone = f"{self.who} {ended}{said}"
         return ProtocolError(self.gone)
+
+    @property
+    def who(self) -> str:
+        "The engine as errors name it: its name in the match, and its command where that says more."
+        return f"engine {self.name!r}" + (f" ({self.command})" if self.command != self.name else "")
 
     def send(self, line: str) -> None:
         try:
@@ -681,9 +685,9 @@ class EngineProcess:
         while True:
             try: line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
             except queue.Empty:
-                raise EngineTimeout(f"engine {self.name!r} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
+                raise EngineTimeout(f"{self.who} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
             if line is None: raise self.exited()
-            if errors and line.startswith("info string error"): raise ProtocolError(f"engine {self.name!r}: {line}")
+            if errors and line.startswith("info string error"): raise ProtocolError(f"{self.who}: {line}")
             if line.split()[:1] == prefix.split()[:1]: return line
 
     def settle(self, timeout: float = 10) -> None:
@@ -784,9 +788,10 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
     finally:
         for engine in engines: engine.close()
 
-def _options(pairs: Sequence[str]) -> dict:
-    "{'Name': 'value'} from ['Name=value', ...]."
-    if any("=" not in p for p in pairs): raise ProtocolError(f"engine options are Name=value, got {list(pairs)}")
+def _options(pairs: Sequence[str], flag: str) -> dict:
+    "{'Name': 'value'} from ['Name=value', ...], given with `flag` (--option1 or --option2)."
+    if bad := [p for p in pairs if "=" not in p]:
+        raise ProtocolError(f"{flag} takes Name=value, such as Threads=2, got {bad[0]!r}")
     return dict(p.split("=", 1) for p in pairs)
 
 def match_command(first: str, second: str, openings: int = 4, movetime: int | None = None, nodes: int | None = None,
@@ -807,7 +812,7 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
             raise ProtocolError("--go-second infinite: a match needs searches that end by themselves (it sends no stop)")
     go = budgets[0] if budgets else "depth 2"
     longest = max(_parse_go(g.split()).get("movetime", 0) for g in (go, go_second or go))  # a move: budget + 60 s
-    first_options, second_options = _options(options_first), _options(options_second)
+    first_options, second_options = _options(options_first, "--option1"), _options(options_second, "--option2")
     names = tuple(command + "".join(f" [{k}={v}]" for k, v in options.items())  # which engine was which, options too
                   for command, options in ((first, first_options), (second, second_options)))
     print("starting the engines ...", flush=True)  # before any wait: a first start compiles for some seconds

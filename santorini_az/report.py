@@ -131,7 +131,7 @@ def plot_puzzles(ax, records):
     ax.set(title="puzzles (policy top-1)", xlabel="iteration", ylabel="accuracy", ylim=(-0.05, 1.05))
     if ax.lines: legend_above(ax)
     elif any(r.stage == "train" for r in records):  # trained, yet no scores: a god run, or one made before puzzles
-        ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal)",
+        ax.text(0.5, 0.5, "no puzzle scores in this run\n(a god run has none: chapter 9a's are mortal;\nnor has a run made before them)",
                 ha="center", va="center", transform=ax.transAxes, color="gray")
 
 # %% ../nbs/26_report.ipynb #472143e4

@@ -69,6 +69,8 @@ def test_show_reports_result():
     (("inspect", "4444444444444444444444444/1//", "--sims", "2"), "the game is over in this position: no legal moves"),
     (("match", "", "santorini_az engine"), "the first engine's command is empty"),
     (("match", "santorini_az engine", "  "), "the second engine's command is empty"),
+    (("match", "santorini_az engine", "santorini_az engine", "--option2", "bad"),
+     "--option2 takes Name=value, such as Threads=2, got 'bad'"),  # it printed a Python list and named no option
     (("trian",), "No such command 'trian'. Did you mean 'train'? (see santorini_az --help)"),
     (("train", "--hour", "1"), "No such option: --hour"),
     (("inspect", "startpos", "--checkpoint", "x" * 5000), "File name too long"),

@@ -1,6 +1,7 @@
 """God powers (santorini_az.gods): an independent brute force agrees turn for turn, mortal against mortal is chapter
 01, every rule detail on a hand-built position, and the text forms read back."""
 import json
+import re
 import random
 from pathlib import Path
 
@@ -452,3 +453,15 @@ def test_the_browsers_power_lines_are_chapter_01bs():
         f"{copy} differs from POWER_TEXT (chapter 01b): write it again with python -c \"import json; "
         "from santorini_az.gods import POWER_TEXT; print(json.dumps(POWER_TEXT, indent=2, ensure_ascii=False))\" > "
         "web/src/powers.json")
+
+
+def test_a_turn_typed_while_the_workers_are_placed_is_named_as_such():
+    "It said \"'C3>C4^C5' is not a cell\"; a mortal move says it is a move while the workers are placed (chapter 27)."
+    from santorini_az.game import initial_state
+    from santorini_az.gods import from_mortal, parse_turn
+    from santorini_az.notation import NotationError
+    state = from_mortal(initial_state(), ("apollo", "pan"))
+    for text in ("C3>C4^C5", "^C4", "C3^B2>B3^C3"):
+        with pytest.raises(NotationError, match=f"'{re.escape(text)}' is a turn, but the workers are still being placed"):
+            parse_turn(state, text)
+    assert parse_turn(state, "C3")  # a placement is read as before

@@ -164,6 +164,17 @@ def test_the_checkpoint_option_takes_a_run_directory(tmp_path):
                       "has not finished"], answers
 
 
+def test_a_checkpoint_that_cannot_be_read_is_named_without_an_export(tmp_path):
+    "The engine loads a checkpoint to play it: its error names the file and says nothing of an export (it did)."
+    (tmp_path / "notes.safetensors").write_text("not a network")
+    answers = session_answers("setoption name Engine value alphazero",  # the default search: through its ONNX export
+                              f"setoption name Checkpoint value {tmp_path / 'notes.safetensors'}",
+                              f"setoption name Checkpoint value {tmp_path}")
+    errors = [a for a in answers if "error" in a]
+    assert len(errors) == 2 and not any("export" in e for e in errors), answers
+    assert errors[0].startswith(f"info string error: {tmp_path / 'notes.safetensors'} is not a readable safetensors file")
+    assert errors[1].startswith(f"info string error: {tmp_path} is a folder"), errors
+
 def test_alphazero_engine_uniform_prior(engine):
     engine.send("setoption name Engine value alphazero")
     engine.send("setoption name Checkpoint value <empty>")
@@ -400,8 +411,8 @@ def test_a_program_that_is_no_engine_is_named_soon_and_stopped(monkeypatch):
     monkeypatch.setattr(protocol, "UCI_SECONDS", 1)
     started, popen = [], subprocess.Popen
     monkeypatch.setattr(protocol.subprocess, "Popen", lambda *a, **k: started.append(popen(*a, **k)) or started[-1])
-    with pytest.raises(protocol.EngineTimeout, match=r"engine 'cat' sent no 'uciok' in time \(1 s\)"):
-        protocol.EngineProcess("cat", name="cat")
+    with pytest.raises(protocol.EngineTimeout, match=r"engine 'second' \(cat\) sent no 'uciok' in time \(1 s\)"):
+        protocol.EngineProcess("cat", name="second")  # its slot in a match, and the command that fills it
     assert started[0].poll() is not None  # it was stopped
 
 

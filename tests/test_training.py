@@ -547,7 +547,13 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--checkpoint", "missing.safetensors"], "no such checkpoint 'missing.safetensors'"),
     pytest.param(["bench", "--device", "cuda"], "no CUDA GPU",
                  marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
-    (["bench", "--backend", "tensorflow"], "backend must be torch or onnxruntime"),
+    (["bench", "--backend", "tensorflow"], "--backend must be torch or onnxruntime"),
+    (["train", "--hours", "nan"], "setting 'hours' must be a finite number, got nan"),  # it said 'greater than or equal to 0'
+    (["train", "--hours", "-1"], "setting 'hours' must be at least 0"),
+    (["bench", "--net", "0x1"], "--net: network size '0x1'"),  # bench's own option named, as train's
+    (["bench", "--precision", "fp16"], "--precision must be fp32, bf16 or int8"),
+    pytest.param(["train", "--preset", "gpu"], "or --set device=cpu --set cuda_graphs=false",  # both, or a second refusal
+                 marks=pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")),
     (["bench", "--cuda-graphs"], "--cuda-graphs needs --device cuda"),
     (["train", "--set", "precision=bf16"], "'precision'='bf16' runs on torch, not backend='auto': add --set backend=torch"),
     (["train", "--set", "precision=fp16"], "'precision' must be one of fp32, bf16"),

@@ -195,8 +195,9 @@ def draw_panel(ax, name: str, records: list[Record], arena: ArenaConfig | None =
 def report_figure(records: list[Record], panels: tuple[str, ...] = tuple(PANELS), arena: ArenaConfig | None = None):
     """One figure with the named `panels` (default: every panel), two to a row (narrow enough to read where a page
     shrinks it to its column); `arena`: the run's arena settings."""
-    rows = -(-len(panels) // 2)
-    fig, axes = plt.subplots(rows, 2, figsize=(9.5, 3.6 * rows), squeeze=False)
+    columns = min(2, len(panels))  # one panel alone: its own width, no blank half beside it
+    rows = -(-len(panels) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.75 * columns, 3.6 * rows), squeeze=False)
     for ax, name in zip(axes.flat, panels): draw_panel(ax, name, records, arena)
     for ax in axes.flat[len(panels):]: ax.axis("off")
     fig.tight_layout()

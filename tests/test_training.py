@@ -1108,6 +1108,16 @@ def test_references_with_equal_scores_stay_visible():
     plt.close(fig)
 
 
+def test_one_panel_alone_has_the_figure_to_itself():
+    "A report of one panel is one axes, half the width of two (it left a blank half beside it)."
+    import matplotlib.pyplot as plt
+    from santorini_az.report import report_figure
+    one, two = report_figure([], panels=("puzzles",)), report_figure([], panels=("puzzles", "losses"))
+    assert len(one.axes) == 1 and len(two.axes) == 2
+    assert one.get_figwidth() == two.get_figwidth() / 2
+    plt.close(one); plt.close(two)
+
+
 @pytest.mark.parametrize("optimizer", ["adamw", "sgd"])
 def test_the_weight_decay_setting_reaches_the_optimiser_and_shrinks_the_weights(optimizer):
     """train.weight_decay: given to either optimiser, and with a zero gradient one step shrinks every weight by lr * wd

@@ -1112,7 +1112,7 @@ def test_one_panel_alone_has_the_figure_to_itself():
     "A report of one panel is one axes, half the width of two (it left a blank half beside it)."
     import matplotlib.pyplot as plt
     from santorini_az.report import report_figure
-    one, two = report_figure([], panels=("puzzles",)), report_figure([], panels=("puzzles", "losses"))
+    one, two = report_figure([], panels=("puzzles",)), report_figure([], panels=("puzzles", "speed"))
     assert len(one.axes) == 1 and len(two.axes) == 2
     assert one.get_figwidth() == two.get_figwidth() / 2
     plt.close(one); plt.close(two)

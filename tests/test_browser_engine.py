@@ -216,6 +216,10 @@ def test_the_engine_plays_a_legal_god_turn(gods):
     assert result["position"] == engine.format_god_position(god_apply(state, turn))
     assert all(d["simulations"] <= 40 for d in result["decisions"]) and result["simulations"] > 0
     assert sum(m["share"] for m in result["top_visits"]) <= 1.0 + 1e-9
+    # the count the page prints beside the tables is theirs, the first decision's (it added up the turn's, less those
+    # that ended on a won game: 6 simulations beside shares in sixteenths)
+    first = result["decisions"][0]["simulations"]
+    assert result["simulations"] == first and sum(m["visits"] for m in result["top_visits"]) <= first
 
 
 def test_a_god_hint_is_one_decision_and_a_finished_game_has_no_move():

@@ -451,7 +451,8 @@ class GodTurnSearch:
         return json.dumps({
             "move": format_turn(state, turn) if whole else format_sub_action(first["index"]),
             "position": format_god_position(self.finished.state) if whole else None,
-            "sub_actions": self.played, "player": state.player, "simulations": self.simulations_done,
+            # the simulations of the first decision, whose statistics these are (each decision's are in "decisions")
+            "sub_actions": self.played, "player": state.player, "simulations": first.get("simulations", 0),
             "evaluations": self.evaluations, "batches": self.batches, "value": first["value"],
             "network_value": first["network_value"],
             "decisions": [{k: d[k] for k in ("chosen", "simulations", "value")} for d in self.decisions],

@@ -38,6 +38,11 @@ describe("godGuide", () => {
     expect(godGuide(start, {}, 0, false)).toBe("Click a highlighted worker to move it.");
     expect(godGuide(start, { from: 12 }, 0, false)).toBe("Click a highlighted cell to move there (or another of your workers).");
   });
+  it("says why no move goes up after the opponent's Athena moved up (those moves are simply not highlighted)", () => {
+    expect(godGuide(start, {}, 0, false, "pan", true))
+      .toBe("Athena moved up last turn: your workers cannot move up this turn. Click a highlighted worker to move it.");
+    expect(godGuide(demeterAfterBuild, {}, 2, false, "demeter", true)).toBe("Click a highlighted cell to build, or End turn to stop here.");
+  });
   it("calls Artemis's second move one she may skip, and lets her worker go by a second click", () => {
     expect(godGuide(artemisAfterMove, {}, 1, false))
       .toBe("Click a highlighted worker to move it again (you may skip that), or a highlighted cell to build.");

@@ -53,10 +53,18 @@ export const canDome = (legal: SubAction[]) => legal.some((a) => a.kind === "dom
 /** The line under the board: what a click can do now, for the player of `god`. `stepsTaken` counts the steps of the
  * turn already played: after one, a move that is still offered is an extra one (Artemis, Hermes), which the player may
  * skip by building. Before any move a build is Prometheus's (then the move) or Hermes's (instead of moving). */
-export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean, god: God = "mortal"): string {
+export function godGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean, god: God = "mortal",
+  athenaUp = false): string {
   if (!legal.length) return "";
   if (legal.some((a) => a.kind === "place")) return "Click a highlighted cell to place a worker there.";
   const movers = new Set(legal.filter((a) => a.kind === "move").map((a) => a.from));
+  // the moves up are simply not highlighted: say why (the power of the opponent's Athena, for this turn)
+  const athena = athenaUp && movers.size ? "Athena moved up last turn: your workers cannot move up this turn. " : "";
+  return athena + stepGuide(legal, selection, stepsTaken, dome, god, movers);
+}
+
+function stepGuide(legal: SubAction[], selection: GodSelection, stepsTaken: number, dome: boolean, god: God,
+  movers: Set<number | undefined>): string {
   if (selection.from !== undefined) {
     return `Click a highlighted cell to move there (${movers.size > 1 ? "or another of your workers" : "or the worker again to let it go"}).`;
   }

@@ -190,7 +190,8 @@ function draw() {
   $<HTMLButtonElement>("undo").disabled = previousTurn() < 0 && !game.steps.length;
   if (!game.hint.length) $("hinttext").textContent = ""; // a hint is for the position it was asked in
   $<HTMLButtonElement>("redo").disabled = game.index >= game.positions.length - 1;
-  $<HTMLButtonElement>("hint").disabled = info.winner !== null; // nothing to hint at once the game is over
+  // a hint is for the human's turn: not once the game is over, nor while the engine thinks or is to move
+  $<HTMLButtonElement>("hint").disabled = info.winner !== null || info.player !== game.human || game.thinking !== 0;
   drawInsight();
 }
 
@@ -204,7 +205,7 @@ function drawTurnGuide(info: PositionInfo | GodInfo) {
   const dome = canDome(legal) && $<HTMLInputElement>("dome").checked;
   $("godturn").textContent = !mine ? "" : game.missed + (!isGodInfo(info) ? nextClick(info.legal, game.selection)
     : (steps.length ? `this turn so far: ${steps.join(", ")}. ` : "") +
-      godGuide(legal, game.selection, steps.length, dome, info.gods[info.player] as God));
+      godGuide(legal, game.selection, steps.length, dome, info.gods[info.player] as God, info.athena_up));
 }
 
 function drawInsight() {
@@ -230,12 +231,18 @@ function drawInsight() {
   const search = game.search;
   $("searchmoves").innerHTML = search?.simulations
     ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits ?? [], true) : "";
+  // a god turn may take several decisions, each searched: the tables are its first decision's
+  const decisions = search && "decisions" in search ? (search as GodSearchResult).decisions : [];
+  const inTurn = decisions.reduce((sum, d) => sum + d.simulations, 0);
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
   $("speed").textContent = search?.simulations
-    ? `${search.move}: ${search.simulations} simulations in ${(search.milliseconds / 1000).toFixed(2)} s ` +
+    ? `${search.move}: ${plural(search.simulations, "simulation")}` +
+      (decisions.length > 1 ? ` for the first of its ${decisions.length} decisions (the tables), ${inTurn} in the turn,` : "") +
+      ` in ${(search.milliseconds / 1000).toFixed(2)} s ` +
       `(${search.backend === "onnx" ? "network" : "uniform prior"}` +
-      `, ${search.evaluations} positions evaluated` +
-      (search.batches ? `, ${search.batches} ${search.batches === 1 ? "batch" : "batches"}` : "") +
-      (search.evaluations < search.simulations / 2 ? "; a simulation that ends on a won game needs no network call" : "") +
+      `, ${plural(search.evaluations, "position")} evaluated` +
+      (search.batches ? `, ${plural(search.batches, "batch", "batches")}` : "") +
+      (search.evaluations < Math.max(inTurn, search.simulations) / 2 ? "; a simulation that ends on a won game needs no network call" : "") +
       ")" : "";
 }
 
@@ -627,8 +634,9 @@ async function chooseView(kind: string) {
   }
   draw();
 }
-const startView = params.get("view") ?? (window.innerWidth < 700 ? "2d" : "3d");
-$<HTMLSelectElement>("view").value = startView;
+const urlView = params.get("view"), defaultView = window.innerWidth < 700 ? "2d" : "3d";
+const startView = urlView === "2d" || urlView === "3d" ? urlView : defaultView;
+$<HTMLSelectElement>("view").value = startView; // the picker shows the view drawn (it was blank for ?view=4d)
 $<HTMLSelectElement>("view").onchange = (e) => chooseView((e.target as HTMLSelectElement).value);
 /** May a new game start? Yes if none is under way, else if the player agrees to end it. */
 function mayEndGameUnderWay(): boolean {
@@ -665,7 +673,7 @@ $("endturn").onclick = () => {
   const info = game.info;
   if (info && isGodInfo(info) && !game.thinking && info.player === game.human && canEnd(info.legal)) playSubAction(END);
 };
-$<HTMLInputElement>("dome").onchange = draw;
+$<HTMLInputElement>("dome").onchange = () => { game.missed = ""; draw(); }; // a word on an earlier click is stale now
 $("undo").onclick = undo;
 $("resetview").onclick = () => view.resetView?.();
 $("redo").onclick = redo;
@@ -680,6 +688,7 @@ $<HTMLSelectElement>("overlay").onchange = draw;
 const urlDifficulty = params.get("difficulty"), urlSide = params.get("side");
 if (urlDifficulty !== null && Object.keys(DIFFICULTIES).includes(urlDifficulty)) $<HTMLSelectElement>("difficulty").value = urlDifficulty;
 else if (urlDifficulty !== null) noteAddress(`?difficulty=${urlDifficulty} is not one of ${Object.keys(DIFFICULTIES).join(", ")}: playing at hard.`);
+if (urlView !== null && urlView !== startView) noteAddress(`?view=${urlView} is not 2d or 3d: showing the ${startView.toUpperCase()} board.`);
 if (urlSide === "1" || urlSide === "2") $<HTMLSelectElement>("side").value = String(Number(urlSide) - 1);
 else if (urlSide !== null) noteAddress(`?side=${urlSide} is not 1 or 2: you play player 1.`);
 const urlGods = parseGods(params.get("gods"));

@@ -685,7 +685,9 @@ class EngineProcess:
         while True:
             try: line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
             except queue.Empty:
-                raise EngineTimeout(f"{self.who} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
+                # starting, the command is the culprit (a program that is no engine); in a game, the match names its two
+                who = self.who if prefix in ("uciok", "readyok") else f"engine {self.name!r}"
+                raise EngineTimeout(f"{who} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
             if line is None: raise self.exited()
             if errors and line.startswith("info string error"): raise ProtocolError(f"{self.who}: {line}")
             if line.split()[:1] == prefix.split()[:1]: return line

@@ -342,7 +342,7 @@ def _type_hint(got, returns: _Returns) -> str:
     if got is None: return "a function that ends without a `return` (or with a bare `return`) gives None: return the result"
     if isinstance(got, Iterator) and not returns.iterators:
         return ("a function that uses `yield`, or returns a generator expression `(... for ...)`, gives a generator, which "
-                "can be read only once: collect the values in a list and return that")
+                f"can be read only once: make {returns.what} of the values and return that")
     if isinstance(got, str): return "return the value itself, not a string that shows it"
     if returns.read is _as_number and isinstance(got, (list, tuple, set, dict)):
         return "return the number itself, not a collection that holds it"
@@ -410,8 +410,9 @@ def _change_hint(arg, name: str) -> str:
     name = name.strip("`") if name.startswith("`") else "it"
     keep = "the course uses its inputs again after your function returns, so leave them as they were: "
     if isinstance(arg, np.ndarray):
-        return keep + (f"work on a copy ({name}.copy()); slicing, np.rot90 and .T give views that share the memory of "
-                       f"{name}, so writing into them writes into {name}")
+        return keep + (f"work on a copy ({name}.copy()), or use operations that return a new array ({name} / 2, not "
+                       f"{name} /= 2); slicing and .T give views that share the memory of {name}, so writing into them "
+                       f"writes into {name}")
     if "torch" in sys.modules and isinstance(arg, sys.modules["torch"].Tensor):
         return keep + (f"use operations that return a new tensor (masked_fill, not masked_fill_; x = x - m, not x -= m) "
                        f"or work on {name}.clone()")
@@ -566,6 +567,15 @@ def _as_action(x):
 _ACTIONS = _Returns("a list of actions (Placement and Move, in any order)",
                     _each(_as_action, "a Placement or a Move", any_iterable=True), iterators=True)
 
+_OPPONENTS_MOVES_HINT = ("your extra moves are the opponent's: the player to move is state.player, so move the "
+                         "workers of state.workers[state.player] (the other player's move next turn)")
+
+def _opponents_moves(state: State) -> set:
+    "The moves the other player would have here, were it their turn (a common mistake: moving the wrong side)."
+    if in_setup(state): return set()
+    try: return set(legal_actions(State(state.heights, state.workers, 1 - state.player)))
+    except ValueError: return set()  # no game reaches that position (a worker of theirs on level 3)
+
 def _compare_actions(fn: Callable, state: State, where: str) -> int:
     "Check `fn(state)` against the rules; the number of actions it returned."
     got = _call(fn, (state,), lambda: f"{where}:\n{_show(state)}", _ACTIONS)
@@ -583,7 +593,8 @@ def _compare_actions(fn: Callable, state: State, where: str) -> int:
             shown = ", ".join(texts[:12]) + (f", … ({len(texts) - 12} more)" if len(texts) > 12 else "")
             lines.append(f"{label} ({len(texts)}): {shown}")
     malformed = sorted((a for a in extra if _malformed(a)), key=repr)  # the missing ones are then these, written wrong
-    hints = ([_extra_hint(state, a) for a in malformed] if malformed else
+    opponents = extra and not malformed and extra <= _opponents_moves(state)  # then the other hints mislead
+    hints = [_OPPONENTS_MOVES_HINT] if opponents else ([_extra_hint(state, a) for a in malformed] if malformed else
              [_extra_hint(state, a) for a in sorted(extra, key=repr)] + [_missing_hint(state, a, got_set) for a in sorted(missing)])
     if twice: hints.append("each action must appear once")
     raise ExerciseFailed("\n".join(lines) + "\n\n" + _hints(hints, "compare the missing and extra actions with the rules"))
@@ -965,9 +976,13 @@ def check_legal_softmax(fn: Callable) -> bool:
             g, e, mask = got[row], expected[row], legal[row]
             hints = []
             over_the_batch = torch.softmax(logits.double().masked_fill(~legal, float("-inf")), 0).nan_to_num()
-            if low is not None and torch.allclose(got, expected.double(), rtol=1e-2, atol=1e-3):
+            roughly = torch.allclose(got, expected.double(), rtol=2e-2, atol=2e-3)  # as float16's or bfloat16's ~3 digits
+            if low is not None and roughly:
                 hints.append(f"your probabilities are {str(low)[6:]}, which keeps about 3 digits: return them in the "
                              "logits' float32 (leave out .half() or .bfloat16())")
+            elif roughly:  # computed in a half type, then cast back
+                hints.append("your probabilities agree to about 3 digits only, as if computed in float16 or bfloat16 "
+                             "and cast back: compute in the logits' float32 (leave out .half() or .bfloat16())")
             elif torch.allclose(got.nan_to_num(), over_the_batch, atol=1e-6):  # (columns illegal in every row give nan)
                 hints.append("softmax over the last dimension (each row's 153 actions), not over the batch")
             elif bool((g[mask] <= 0).all()) and bool((g[~mask] == -math.inf).all()):
@@ -1090,6 +1105,10 @@ def _select_edge_mistakes(fn: Callable, answered: list, cases: list) -> list[str
     """The hints of chapter 3's wrong formulas that choose as `fn` did on `answered` ((arrays, c_puct, fpu_value, edge)
     tuples); where several do, `fn` is asked about `cases` ((arrays, c_puct, fpu_value)) too, to tell them apart."""
     def consistent(formula, answers): return all(_mistaken_choice(formula, *a, c, f) == g for a, c, f, g in answers)
+    for array, hint in ((1, "PUCT chooses the edge of the highest score, not the most visited one (the most visited is "
+                            "what the search plays at the end, not where it looks next)"),
+                        (0, "PUCT chooses the edge of the highest score, not of the highest prior alone")):
+        if all(int(np.argmax(arrays[array])) == got for arrays, _, _, got in answered): return [hint]
     mistakes = [(formula, hint) for formula, hint in _SELECT_EDGE_MISTAKES if consistent(formula, answered)]
     if len(mistakes) > 1:
         more = []

@@ -15,7 +15,7 @@ import torch
 from santorini_az import exercises
 from santorini_az.encoding import ACTION_PERMUTATIONS, transform_planes, transform_policy
 from santorini_az.exercises import ExerciseFailed
-from santorini_az.game import CELLS, DOME, STEPS, Move, Placement, apply, legal_actions
+from santorini_az.game import CELLS, DOME, STEPS, Move, Placement, State, apply, has_climbed, in_setup, legal_actions
 from santorini_az.gods import format_turn
 from santorini_az.notation import cell_name
 
@@ -833,6 +833,14 @@ def select_divided_by_visits(priors, visits, value_sums, c_puct, fpu_value):
 WRONG['select_divided_by_visits'] = ('check_select_edge', select_divided_by_visits, 'by 1 + visits, not by visits')
 WRONG['elo_ends_swapped'] = ('check_elo_difference', lambda s: -math.inf if s >= 1 else math.inf if s <= 0 else
                              400 * math.log10(s / (1 - s)), 'a score of 1 (every point) is +inf')
+WRONG['select_edge_most_visited'] = ('check_select_edge', lambda priors, visits, value_sums, c_puct, fpu_value:
+                                     int(np.argmax(visits)), 'not the most visited one')
+WRONG['legal_actions_of_the_opponent'] = ('check_legal_actions', lambda state: reference_legal_actions(
+    State(state.heights, state.workers, 1 - state.player)) if not in_setup(state) and not has_climbed(state)
+    and not any(state.heights[c] == 3 for c in state.workers[state.player]) else reference_legal_actions(state),
+    "your extra moves are the opponent's")
+WRONG['legal_softmax_bfloat16_cast_back'] = ('check_legal_softmax', lambda logits, legal: reference_legal_softmax(
+    logits.bfloat16(), legal).float(), 'as if computed in float16 or bfloat16')
 WRONG['visit_policy_divides_by_temperature'] = ('check_visit_policy', lambda visits, t: [n ** (1 / t) / sum(m ** (1 / t) for m in visits)
                                                                                          for n in visits], '`t` is 0 on this input, so handle `t` == 0')
 
@@ -1093,6 +1101,8 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
                            ["item 0 is a tuple", "the stage comes second: (iteration, stage), not (stage, iteration)"]),
     "elo_in_a_list": ("check_elo_difference", lambda score: [reference_elo_difference(score)],
                       ["returned a list of 1", "HINT: return the number itself, not a collection that holds it"]),
+    "symmetry_generator": ("check_symmetry", lambda planes, s: (row for row in reference_symmetry(planes, s)),
+                           ["returned a generator", "make a numpy array"]),  # it said 'a list', which is refused next
     "winning_turns_flattened": ("check_winning_turns",
                                 lambda state: [step for t in reference_winning_turns(state) for step in t],
                                 ["not a turn (a tuple of Steps)"]),
@@ -1156,6 +1166,10 @@ def augment_overwriting_policy(planes, policy, s):
     policy[:] = turned  # a no-op for s = 0, a change for the next symmetry
     return transform_planes(planes, s), turned
 
+def select_edge_dividing_in_place(priors, visits, value_sums, c_puct, fpu_value):
+    value_sums /= np.maximum(visits, 1)  # Q, written into the caller's array
+    return reference_select_edge(priors, visits, value_sums * np.maximum(visits, 1), c_puct, fpu_value)
+
 CHANGED_INPUT = {  # function -> (checker, the words its message must contain)
     visit_policy_sorting: ("check_visit_policy", ["changed its argument `visits` (a list): `visits` is not what it was (the same items in another order", "visits.sort()"]),
     softmax_in_place: ("check_legal_softmax", ["changed its argument `logits` (a torch.Tensor)", "not masked_fill_"]),
@@ -1164,6 +1178,8 @@ CHANGED_INPUT = {  # function -> (checker, the words its message must contain)
     symmetry_writing_through: ("check_symmetry", ["`planes` is not what it was (3 of 225 entries)", "planes.copy()"]),
     value_targets_reversing: ("check_value_targets", ["changed its argument `states` (a list)", "in another order"]),
     augment_overwriting_policy: ("check_augment", ["changed its argument `policy` (a numpy.ndarray)", "symmetry s = 1"]),
+    select_edge_dividing_in_place: ("check_select_edge", ["changed its argument `value_sums`",
+                                                          "(value_sums / 2, not value_sums /= 2)"]),  # no np.rot90 here
 }
 
 @pytest.mark.parametrize("fn", list(CHANGED_INPUT), ids=lambda fn: fn.__name__)

@@ -1,4 +1,4 @@
-"""A compiled turn generator for all eleven gods, proven equal to chapter 01b's readable rules, and the α-β engine of chapter 11 searching whole god turns.
+"""A compiled turn generator for the ten gods and the mortal, proven equal to chapter 01b's readable rules, and the α-β engine of chapter 11 searching whole god turns.
 
 Docs: https://santorini-az.github.io/santorini_az/god_alphabeta.html.md"""
 

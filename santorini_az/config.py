@@ -240,9 +240,12 @@ def check_config(config: RunConfig) -> RunConfig:
     check_device(config)
     if config.game == "gods": check_god_settings(config)
     references = god_references() if config.game == "gods" else REFERENCE_PLAYERS
-    unknown = [r for r in config.arena.references if r not in references]
-    if unknown: raise ValueError(f"setting 'arena.references' has unknown opponent {unknown[0]!r}: "
-                                 f"use {', '.join(references)}")
+    if unknown := [r for r in config.arena.references if r not in references]:
+        name = unknown[0]  # the arena's name for it, in a run of the other game? (mcts and uniform, alphabetaN)
+        alias = {"mcts": "uniform", "uniform": "mcts"}.get(name) or (f"god-{name}" if config.game == "gods"
+                                                                    else name.removeprefix("god-"))
+        meant = f" (did you mean {alias}?)" if alias in references else ""
+        raise ValueError(f"setting 'arena.references' has unknown opponent {name!r}{meant}: use {', '.join(references)}")
     return config
 
 # %% ../nbs/24_config.ipynb #3fd2513a

@@ -110,8 +110,9 @@ def god_player(spec: str, simulations: int = 64, backend: str = "torch"):
     from santorini_az.god_loop import GodAlphaBetaReference, GodNetworkFactory, GodSearchPlayer, GodUniformFactory
     from santorini_az.god_training import load_god_checkpoint  # torch: only a god match pays for importing it
     if backend not in BACKENDS: raise RunError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if spec == "mcts": return GodSearchPlayer("mcts", GodUniformFactory(), simulations)
-    if depth := re.fullmatch(r"alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
+    # a gods run's names for its references ('uniform', 'god-alphabetaN') are taken too
+    if spec in ("mcts", "uniform"): return GodSearchPlayer(spec, GodUniformFactory(), simulations)
+    if depth := re.fullmatch(r"(?:god-)?alphabeta([1-8])", spec): return GodAlphaBetaReference(int(depth[1]))
     if spec in ("random", "greedy"): raise RunError(f"{spec} plays the game without gods: a god match takes a god "
                                                     "checkpoint, 'champion', 'mcts' or 'alphabetaN', N from 1 to 8")
     path = god_network_path(spec)

@@ -116,5 +116,15 @@ def test_the_mortal_loader_names_a_god_network_for_what_it_is():
     "A god network given where a mortal one is expected: the refusal names its format, so the user sees what it is."
     from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.network import CheckpointError, load_checkpoint
-    with pytest.raises(CheckpointError, match="is a 'santorini_az.god_network' checkpoint but not a santorini_az network"):
+    with pytest.raises(CheckpointError, match=r"is a god network \(chapter 11c\), not a mortal one: .* add --gods"):
         load_checkpoint(GOD_CHAMPION)
+
+
+def test_a_god_match_takes_a_gods_runs_names_for_its_references():
+    "arena --gods printed 'god-alphabeta1' in its result, and refused it (and 'uniform') as an opponent."
+    from santorini_az.god_loop import GodAlphaBetaReference, GodSearchPlayer
+    from santorini_az.play import god_player
+    for name, depth in (("god-alphabeta3", 3), ("alphabeta3", 3)):
+        player = god_player(name)
+        assert isinstance(player, GodAlphaBetaReference) and player.depth == depth
+    assert isinstance(god_player("uniform"), GodSearchPlayer) and isinstance(god_player("mcts"), GodSearchPlayer)

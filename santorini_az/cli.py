@@ -57,7 +57,9 @@ def read_position(text: str, option: str = "") -> State | GodState:
 def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
     "`state` played with the `--gods` option's two gods (the human's, then the engine's); one line naming the culprit otherwise."
     names = [name.strip().lower() for name in gods.split(",")]
-    if len(names) != 2 or any(name not in GODS for name in names):
+    if len(names) == 2 and (unknown := [name for name in names if name not in GODS]):  # the one to mend, by name
+        fail(f"--gods: no god {shorten(unknown[0], 40)!r}: the gods are {', '.join(GODS)}")
+    if len(names) != 2:
         fail(f"--gods takes two gods, yours then the engine's, e.g. artemis,demeter, got {shorten(gods, 80)!r}: "
              f"the gods are {', '.join(GODS)}")
     if isinstance(state, GodState): fail("--gods and a god --position both name the gods: give one of them")

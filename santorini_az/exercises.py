@@ -2067,19 +2067,22 @@ def _turns_text(state: GodState, turns, most: int = 10) -> str:
     names = sorted(format_turn(state, t) for t in turns)
     return (", ".join(names[:most]) + (f", … ({len(names)} in all)" if len(names) > most else "")) or "none"
 
-def _power_hints(state: GodState, missing: list) -> list[str]:
-    "The powers that the `missing` winning turns use, each as a hint: Pan's drop, Artemis's second step, a move onto an opponent."
+def _power_hints(state: GodState, missing: list, found: Iterable = ()) -> list[str]:
+    """The powers that the `missing` winning turns use, each as a hint: Pan's drop, Artemis's second step, a move onto
+    an opponent; not a power that one of the winning turns `found` already uses (the learner knows that one)."""
     board, me, god = state.board, state.player, state.gods[state.player]
-    moves = [[step for step in turn if step.kind == "move"] for turn in missing]
     start = lambda steps: board.heights[board.workers[me][steps[0].worker]]  # the moving worker's level before the turn
-    hints = []
-    if god == "pan" and any(steps and start(steps) - board.heights[steps[-1].cell] >= 2 for steps in moves):
-        hints.append("Pan also wins by moving down two levels or more")
-    if god == "artemis" and any(len(steps) == 2 for steps in moves):
-        hints.append("Artemis's second step may be the one that climbs onto level 3")
-    if god in ("apollo", "minotaur") and any(steps and steps[0].cell in board.workers[1 - me] for steps in moves):
-        hints.append(f"{god.capitalize()} may move onto an opponent's cell: a climb there wins too")
-    return hints
+    powers = {"pan": (lambda steps: steps and start(steps) - board.heights[steps[-1].cell] >= 2,
+                      "Pan also wins by moving down two levels or more"),
+              "artemis": (lambda steps: len(steps) == 2, "Artemis's second step may be the one that climbs onto level 3"),
+              "apollo": (lambda steps: steps and steps[0].cell in board.workers[1 - me],
+                         "Apollo may move onto an opponent's cell: a climb there wins too")}
+    powers["minotaur"] = (powers["apollo"][0], "Minotaur may move onto an opponent's cell: a climb there wins too")
+    if god not in powers: return []
+    uses, hint = powers[god]
+    moves = lambda turns: [[step for step in turn if step.kind == "move"] for turn in turns]
+    if any(uses(steps) for steps in moves(missing)) and not any(uses(steps) for steps in moves(found)): return [hint]
+    return []
 
 def _finds_no_win_anywhere(fn: Callable, states: list) -> bool:
     "Does `fn` find no winning turn on any of `states` that has one? Then no power's rule is what it misses."
@@ -2109,7 +2112,9 @@ def check_winning_turns(fn: Callable[[GodState], Iterable]) -> bool:
                 with_wins = sum(bool(_winning_turns(s)) for s in states)
                 hints.append(f"your function finds no winning turn on any of the {with_wins} positions that have one, "
                              "a plain climb onto level 3 included: does it ask whether the opponent has won?")
-            else: hints += _power_hints(state, missing)
+            else: hints += _power_hints(state, missing, [t for t in got if t in expected])
+            if missing and got and not extra and not hints: hints.append(
+                f"{len(expected)} turns win here and your function listed {len(set(got))}: return every one of them")
             if extra and "athena" in state.gods and god != "athena": hints.append(
                 "Athena's mark: after an Athena worker moved up, her opponent may not move up on the next turn")
             if missing and any(not god_apply(state, t).won for t in missing): hints.append(
@@ -2161,7 +2166,7 @@ def check_god_policy(fn: Callable[[list, list], list]) -> bool:
             if all(abs(g - e) <= 1e-6 for g, e in zip(got, expected)): continue
             k = next(k for k in range(N_GOD_ACTIONS) if abs(got[k] - expected[k]) > 1e-6)
             hints = []
-            if k == END_ACTION and got[k] == 0:
+            if got[END_ACTION] == 0 and expected[END_ACTION] > 0:  # then the other shares are off too: no matter which differs first
                 hints.append(f"`end` ({END_ACTION}) is an edge like the others: it gets its share of the visits too")
             elif all(abs(got[k] - n / sum(visits)) <= 1e-6 for k, n in enumerate(visits)):
                 hints.append("put edge i's share at its sub-action number actions[i], not at position i")

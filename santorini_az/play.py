@@ -126,7 +126,9 @@ def god_match_up(gods: str) -> tuple[str, str] | None:
     "The `gods` of a god match: 'all' (None: a match-up drawn for each opening) or two gods, player 1's then player 2's."
     if gods.strip().lower() == "all": return None
     names = tuple(name.strip().lower() for name in gods.split(","))
-    if len(names) != 2 or any(name not in GODS for name in names):
+    if len(names) == 2 and (unknown := [name for name in names if name not in GODS]):  # the one to mend, by name
+        raise RunError(f"--gods: no god {unknown[0]!r}: the gods are {', '.join(GODS)}")
+    if len(names) != 2:
         raise RunError(f"gods must be 'all' or two gods, player 1's then player 2's (e.g. apollo,pan), got {gods!r}: "
                        f"the gods are {', '.join(GODS)}")
     return names

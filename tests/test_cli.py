@@ -206,7 +206,7 @@ def test_a_god_arena_between_the_god_network_and_the_uniform_search():
 
 
 @pytest.mark.parametrize("args, culprit", [
-    (("--gods", "artemis,zeus"), "got 'artemis,zeus': the gods are mortal"),
+    (("--gods", "artemis,zeus"), "--gods: no god 'zeus': the gods are mortal"),  # the unknown god alone, by name
     (("--gods", "all", "--backend", "onnxruntime-int8"), "backend onnxruntime-int8 is for mortal networks"),
     (("--gods", "all", "--openings", "1"), "not a god network checkpoint")])  # the mortal champion as a god player
 def test_a_god_arena_refuses_in_one_line_before_any_game(args, culprit):

@@ -603,6 +603,21 @@ def wrong_god_policy_without_end(actions, visits):
     return policy
 WRONG['god_policy_without_end'] = ('check_god_policy', wrong_god_policy_without_end, 'it gets its share of the visits too')
 
+def wrong_god_policy_normalised_without_end(actions, visits):
+    "end left out and the others normalised among themselves: the first share to differ is not end's (a trial's)."
+    kept = [(a, n) for a, n in zip(actions, visits) if a != 125]
+    policy = [0.0] * 126
+    for action, n in kept: policy[action] = n / sum(m for _, m in kept)
+    return policy
+WRONG['god_policy_normalised_without_end'] = ('check_god_policy', wrong_god_policy_normalised_without_end,
+                                              'it gets its share of the visits too')
+
+def wrong_winning_turns_first_only(state):
+    "The first winning turn alone (a Pan drop, where it is one): the power hint would mislead; the count says it."
+    return reference_winning_turns(state)[:1]
+WRONG['winning_turns_first_only'] = ('check_winning_turns', wrong_winning_turns_first_only,
+                                     'turns win here and your function listed 1: return every one of them')
+
 def wrong_wilson_in_float32(points, games):
     return tuple(float(np.float32(x)) for x in reference_wilson_interval(points, games))
 WRONG['wilson_float32'] = ('check_wilson_interval', wrong_wilson_in_float32, 'as float32 computes them')

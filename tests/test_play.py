@@ -118,9 +118,10 @@ def test_cli_plays_with_gods_and_refuses_bad_ones():
     # the powers at the start and with each help: yours, then the engine's card
     assert done.stdout.count("You play Artemis: Your worker may move one additional time") == 2, done.stdout
     assert done.stdout.count("The engine plays Demeter, whose card says: Your worker may build one") == 2
-    for gods in ("artemis,zeus", "artemis", "artemis,pan,atlas"):
+    for gods, start in (("artemis,zeus", "error: --gods: no god 'zeus'"), ("artemis", "error: --gods takes two gods"),
+                        ("artemis,pan,atlas", "error: --gods takes two gods")):  # the unknown god named alone
         refused = play_cli([], "--gods", gods)
-        assert refused.returncode == 2 and refused.stderr.startswith("error: --gods takes two gods") and "Traceback" not in refused.stderr
+        assert refused.returncode == 2 and refused.stderr.startswith(start) and "Traceback" not in refused.stderr, refused.stderr
     both = play_cli([], "--position", "0000000000000000000000000/1/artemis:A5,E1/demeter:A1,E5", "--gods", "apollo,pan")
     assert both.returncode == 2 and both.stderr.startswith("error: --gods and a god --position both name the gods"), both.stderr
 

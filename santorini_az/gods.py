@@ -41,7 +41,7 @@ POWER_TEXT = {  # each power in one sentence, as the terminal game and the widge
     "atlas": "Your worker may build a dome at any level.",
     "demeter": "Your worker may build one additional time, but not on the same square.",
     "hephaestus": "Your worker may build one additional block (not a dome) on top of its first block.",
-    "hermes": "If your workers do not move up or down, they may each move any number of times, then either builds.",
+    "hermes": "If your workers do not move up or down, they may each move any number of times (even zero), then either builds.",
     "minotaur": "Your worker may move into an opponent's square if it can push that worker one square straight on.",
     "pan": "You also win if your worker moves down two or more levels.",
     "prometheus": "If your worker does not move up, it may build both before and after moving.",

@@ -79,10 +79,10 @@ def run_match(first: str, second: str, openings: int = 50, simulations: int = 64
         return play_match(a, b, starts, rng, advance, workers)
 
 def match_up_text(gods: str | None) -> str:
-    "A match's gods as its summary names them: '' (mortal), ' (every god match-up)' or ' (apollo as player 1, ...)'."
+    "A match's gods as its summary names them: '' (mortal), ' (a match-up drawn for each opening)' or ' (apollo as player 1, ...)'."
     if gods is None: return ""
     pair = god_match_up(gods)
-    return " (every god match-up)" if pair is None else f" ({seats_text(pair)})"
+    return " (a match-up drawn for each opening)" if pair is None else f" ({seats_text(pair)})"
 
 def match_summary(result: MatchResult, gods: str | None = None) -> str:
     "One line: the score with its 95% interval (and, for a god match, the `gods` it was played with)."

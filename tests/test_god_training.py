@@ -128,3 +128,10 @@ def test_a_god_match_takes_a_gods_runs_names_for_its_references():
         player = god_player(name)
         assert isinstance(player, GodAlphaBetaReference) and player.depth == depth
     assert isinstance(god_player("uniform"), GodSearchPlayer) and isinstance(god_player("mcts"), GodSearchPlayer)
+
+
+def test_a_match_of_all_gods_says_the_match_ups_are_drawn():
+    "It said '(every god match-up)' of a match whose one opening drew one match-up."
+    from santorini_az.play import match_up_text
+    assert match_up_text("all") == " (a match-up drawn for each opening)"
+    assert match_up_text(None) == "" and "apollo" in match_up_text("apollo,pan")

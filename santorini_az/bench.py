@@ -249,6 +249,10 @@ def run_bench(config: BenchConfig, say: Callable[[str], None] | None = None) -> 
                 matmul_gflops=round(matmul, 1), matmul_precision=reference)
 
 # %% ../nbs/22_bench.ipynb #029e6b55
+def _figure(x: float) -> str:
+    "A measured figure to three digits at most: 209, 4.2, 0.45 (a small network's GFLOP/s read 0)."
+    return f"{x:,.0f}" if x >= 100 else f"{x:.2g}" if x < 10 else f"{x:.0f}"
+
 def bench_table(result: dict):
     "The bench result as a rich Table."
     from rich.table import Table
@@ -263,9 +267,9 @@ def bench_table(result: dict):
             ("tree only (a network that costs nothing), simulations/s", f"{result['tree_sims_per_s']:,.0f}"),
             ("  the same, per worker", f"{result['tree_sims_per_s_per_worker']:,.0f}"),
             ("self-play, network positions/s", f"{result['selfplay_positions_per_s']:,.0f}"),
-            (f"network only, GFLOP/s ({2 * result['multiply_adds'] / 1e6:.1f} MFLOP a position)", f"{result['network_gflops']:,.0f}"),
+            (f"network only, GFLOP/s ({2 * result['multiply_adds'] / 1e6:.1f} MFLOP a position)", _figure(result['network_gflops'])),
             (f"  against torch's {result['matmul_precision']} matrix multiply here ({result['matmul_gflops']:,.0f} GFLOP/s)",
-             f"{result['network_gflops'] / result['matmul_gflops']:.0%}"),
+             _figure(100 * result['network_gflops'] / result['matmul_gflops']) + "%"),
             ("games/hour", "-" if result["games_per_hour"] is None else f"{result['games_per_hour']:,.0f}"),
             ("mean game length (actions)", "-" if result["mean_game_plies"] is None else f"{result['mean_game_plies']:.1f}"),
             ("peak memory, MB (all processes)", f"{result['peak_memory_mb']:,.0f}")]

@@ -496,3 +496,9 @@ def test_compile_engines_stale_empties_the_cache_when_a_compiled_module_changes(
     (package / "god_alphabeta.py").write_text("# emit_builds changed\n")
     tool.stale()
     assert cached() == []
+
+
+def test_a_small_figure_in_the_bench_table_keeps_its_digits():
+    "A small network's GFLOP/s and its share of the matrix multiply read 0 and 0% in the table."
+    from santorini_az.bench import _figure
+    assert [_figure(x) for x in (209.3, 45.6, 4.23, 0.456, 1234.5)] == ["209", "46", "4.2", "0.46", "1,234"]

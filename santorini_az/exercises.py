@@ -1719,7 +1719,10 @@ def _negamax_mistake(fn: Callable) -> str | None:
                                   "bounds are ours negated, and negating swaps which one is the lower"),
                 (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, evaluate, negate=False), _NEGATE_HINT),
                 (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth - 1, evaluate),
-                 "your search looks one ply short: return evaluate(state) at depth 0, not at depth 1"))
+                 "your search looks one ply short: return evaluate(state) at depth 0, not at depth 1"),
+                (lambda state, depth, alpha, beta, evaluate: _minimax(state, depth, lambda leaf: -evaluate(leaf)),
+                 "at a leaf, return evaluate(state) as it is: it already scores the position for its player to move "
+                 "(the parent negates it), so -evaluate(state) counts it twice"))
     def theirs(text, depth):  # under the checker's time limit: cases after the one that failed have not run yet
         return _run_limited(lambda: fn(_negamax_start(text), depth, -math.inf, math.inf, height_evaluation), TIME_LIMIT)
     try: scores = [theirs(text, depth) for text, depth in NEGAMAX_CASES]

@@ -865,6 +865,16 @@ def negamax_evaluating_every_node(state, depth, alpha, beta, evaluate):
     score = evaluate(state)
     if depth == 0 or state.is_over(): return score
     return max(-negamax_evaluating_every_node(state.apply(a), depth - 1, -beta, -alpha, evaluate) for a in state.legal_actions())
+def negamax_leaf_negated(state, depth, alpha, beta, evaluate):
+    "The leaf's score negated as well as the child's: every leaf counted from the wrong side."
+    if depth == 0 or state.is_over(): return -evaluate(state)
+    best = -math.inf
+    for action in state.legal_actions():
+        best = max(best, -negamax_leaf_negated(state.apply(action), depth - 1, -beta, -alpha, evaluate))
+        alpha = max(alpha, best)
+        if alpha >= beta: break
+    return best
+WRONG['negamax_leaf_negated'] = ('check_negamax', negamax_leaf_negated, 'return evaluate(state) as it is')
 WRONG['negamax_evaluating_every_node'] = ('check_negamax', negamax_evaluating_every_node, 'no cut-offs happened')
 WRONG['value_always_minus_one'] = ('check_value_targets', lambda states, winner: [-1.0] * len(states),
                                    'each target is for the player to move')

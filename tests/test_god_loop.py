@@ -80,7 +80,7 @@ def test_unknown_god_reference_is_named():
     (["--set", "backend=onnxruntime-int8"], "a gods run uses backend=onnxruntime or torch"),
     pytest.param(["--set", "precision=bf16", "--set", "backend=torch"], "'precision'='bf16': a gods run's network has no such knob",
                  marks=pytest.mark.skipif(not cpu_supports_bf16(), reason="this CPU has no bf16: refused earlier, for that")),
-    (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2': use uniform, god-alphabeta1"),
+    (["--set", "arena.references=uniform,alphabeta2"], "unknown opponent 'alphabeta2' (did you mean god-alphabeta2?): use uniform, god-alphabeta1"),
     (["--set", "selfplay.simulations=0"], "'selfplay.simulations' must be at least 1"),
     (["--set", "selfplay.temperature=0.5"], "'selfplay.temperature'=0.5: a gods run's engine has no such knob"),
     (["--set", "selfplay.max_nodes=40"], "'selfplay.max_nodes'=40: a gods run's engine has no such knob"),

@@ -550,8 +550,6 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["bench", "--backend", "tensorflow"], "--backend must be torch or onnxruntime"),
     (["train", "--hours", "nan"], "setting 'hours' must be a finite number, got nan"),  # it said 'greater than or equal to 0'
     (["train", "--hours", "-1"], "setting 'hours' must be at least 0"),
-    (["train", "--preset", "gods", "--set", 'arena.references=["uniform","alphabeta2"]'],
-     "unknown opponent 'alphabeta2' (did you mean god-alphabeta2?)"),  # the arena's name, in a gods run
     (["train", "--set", 'arena.references=["uniform"]'], "unknown opponent 'uniform' (did you mean mcts?)"),
     (["bench", "--net", "0x1"], "--net: network size '0x1'"),  # bench's own option named, as train's
     (["bench", "--precision", "fp16"], "--precision must be fp32, bf16 or int8"),

@@ -231,19 +231,23 @@ function drawInsight() {
   const search = game.search;
   $("searchmoves").innerHTML = search?.simulations
     ? `<tr><th>move</th><th>prior</th><th>visits</th></tr>` + rows(search.top_visits ?? [], true) : "";
-  // a god turn may take several decisions, each searched: the tables are its first decision's
-  const decisions = search && "decisions" in search ? (search as GodSearchResult).decisions : [];
+  $("speed").textContent = search?.simulations ? speedLine(search) : "";
+}
+
+/** What the last search did, beside its tables: a god turn may take several decisions, each searched, and the tables
+ * are its first decision's. */
+function speedLine(search: SearchResult) {
+  const decisions = "decisions" in search ? (search as GodSearchResult).decisions : [];
   const inTurn = decisions.reduce((sum, d) => sum + d.simulations, 0);
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-  $("speed").textContent = search?.simulations
-    ? `${search.move}: ${plural(search.simulations, "simulation")}` +
-      (decisions.length > 1 ? ` for the first of its ${decisions.length} decisions (the tables), ${inTurn} in the turn,` : "") +
-      ` in ${(search.milliseconds / 1000).toFixed(2)} s ` +
-      `(${search.backend === "onnx" ? "network" : "uniform prior"}` +
-      `, ${plural(search.evaluations, "position")} evaluated` +
-      (search.batches ? `, ${plural(search.batches, "batch", "batches")}` : "") +
-      (search.evaluations < Math.max(inTurn, search.simulations) / 2 ? "; a simulation that ends on a won game needs no network call" : "") +
-      ")" : "";
+  return `${search.move}: ${plural(search.simulations, "simulation")}` +
+    (decisions.length > 1 ? ` for the first of its ${decisions.length} decisions (the tables), ${inTurn} in the turn,` : "") +
+    ` in ${(search.milliseconds / 1000).toFixed(2)} s ` +
+    `(${search.backend === "onnx" ? "network" : "uniform prior"}` +
+    `, ${plural(search.evaluations, "position")} evaluated` +
+    (search.batches ? `, ${plural(search.batches, "batch", "batches")}` : "") +
+    (search.evaluations < Math.max(inTurn, search.simulations) / 2 ? "; a simulation that ends on a won game needs no network call" : "") +
+    ")";
 }
 
 function onProgress(id: number, done: number, total: number, decision?: number) {

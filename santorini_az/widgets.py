@@ -342,14 +342,24 @@ function render({ model, el }) {
   const end = part("button", "saz-end", buttons), dome = part("button", "saz-dome", buttons);
   undo.textContent = "undo"; flip.textContent = "flip board"; end.textContent = "end turn";
   const moves = part("ol", "saz-moves");
+  // After a kernel restart the board stays on the page with no kernel behind it: a click says so (it threw unseen)
+  const reach = talk => {
+    try { talk(); }
+    catch (error) {
+      message.textContent = "the kernel behind this board has gone (restarted or shut down): run the cell again";
+      message.classList.add("saz-refused");
+    }
+  };
+  const send = content => reach(() => model.send(content));
+  const toggle = name => reach(() => { model.set(name, !model.get(name)); model.save_changes(); });
   svg.addEventListener("click", event => {
     const hit = event.target.closest("[data-cell]");
-    if (hit) model.send({ event: "click", cell: Number(hit.getAttribute("data-cell")) });
+    if (hit) send({ event: "click", cell: Number(hit.getAttribute("data-cell")) });
   });
-  undo.addEventListener("click", () => model.send({ event: "undo" }));
-  flip.addEventListener("click", () => { model.set("flipped", !model.get("flipped")); model.save_changes(); });
-  end.addEventListener("click", () => model.send({ event: "end" }));
-  dome.addEventListener("click", () => { model.set("dome", !model.get("dome")); model.save_changes(); });
+  undo.addEventListener("click", () => send({ event: "undo" }));
+  flip.addEventListener("click", () => toggle("flipped"));
+  end.addEventListener("click", () => send({ event: "end" }));
+  dome.addEventListener("click", () => toggle("dome"));
   const redraw = () => {
     const m = Object.fromEntries(TRAITS.map(name => [name, model.get(name)]));
     drawBoard(svg, m);
@@ -904,7 +914,8 @@ def _show(self: InspectWidget) -> None:
     ply, state = self.ply, self.states[self.ply]
     played = f" — then <code>{self.moves[ply]}</code> was played" if ply < len(self.moves) else ""
     self.header.value = f"<b>ply {ply}</b>: {self.status(state)}{played}"
-    last = self.played_cells(self.states[ply - 1], self.moves[ply - 1]) if ply else []
+    # the last player's last turn, dashed: both placements of a setup turn, as the play board marks them
+    last = [cell for k in last_turn(self.states[:ply + 1]) for cell in self.played_cells(self.states[k], self.moves[k])]
     for row, (spec, widgets) in enumerate(zip(self.specs, self.rows)):
         seen = self.inspection(ply, row)
         moves = [self.cells(state, action) for action in seen.actions] if seen else []  # each as the cells it touches
@@ -1042,7 +1053,9 @@ class TrainingDashboard:
     def to_html(self, records: list[Record] | None = None) -> str:
         records = self.records if records is None else records
         title = f"<b>run {html.escape(self.path.parent.name)}</b>"
-        waiting = f"<p>waiting for {html.escape(str(self.path))}</p>"
+        where = self.path.resolve()  # the full path: a notebook reads a relative one from its own folder (nbs/)
+        missing = "" if where.parent.is_dir() else " (no such folder yet: is the path right?)"
+        waiting = f"<p>waiting for {html.escape(str(where))}{missing}</p>"
         figure = report_svg(records, self.path.parent) if records else waiting
         return f"<div>{title}{summary_table(run_summary(records))}{figure}</div>"
 

@@ -337,6 +337,8 @@ def test_inspect_widget_steps_through_a_record_and_compares(checkpoint):
     assert len(share.heat) == CELLS and max(share.heat) == pytest.approx(1.0) and share.arrows
     assert look.rows[0]["prior"].title == "mcts: uniform prior" and "uniform prior's value" in look.rows[0]["side"].value
     assert look.rows[1]["prior"].title == "net: network prior" and "network value" in look.rows[1]["side"].value
+    # ply 4: player 2's setup turn marked whole, both placements (only the second was, where the play board had both)
+    assert sorted(look.rows[0]["share"].last) == sorted([parse_cell("D2"), parse_cell("E1")])
     look.slider.value = 6
     assert look.rows[0]["share"].last and look.rows[0]["share"].position == format_position(play_moves(initial_state(), record))
     ET.fromstring(look.to_svg())
@@ -397,6 +399,13 @@ def test_static_pictures_are_svg_and_deterministic():
 def write_records(path, records):
     with open(path, "a") as f:
         for r in records: f.write(json.dumps(r.__dict__) + "\n")
+
+
+def test_a_dashboard_waiting_names_the_full_path_and_a_missing_folder(tmp_path, monkeypatch):
+    "watch_training('runs/cpu') from a notebook in nbs/ waited on nbs/runs/cpu, saying only 'runs/cpu/records.jsonl'."
+    monkeypatch.chdir(tmp_path)
+    dash = TrainingDashboard("runs/cpu", interval=0.05, follow=False)
+    assert f"waiting for {tmp_path / 'runs' / 'cpu' / 'records.jsonl'} (no such folder yet" in dash.html.value
 
 
 def test_dashboard_follows_a_run(tmp_path):

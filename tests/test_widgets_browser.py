@@ -299,3 +299,9 @@ def test_pick_two_gods_and_play_a_turn_by_clicking_in_jupyterlab(jupyterlab, tmp
         assert board.levels() == list(state.board.heights) and "^" in moves[4] and moves[4].count("^") == 1
         if shots != tmp_path:
             screenshot_widget(page, shots / "widgets_gods.png")
+        # the kernel restarted, the board stays on the page: a click on it says the kernel has gone (it threw unseen)
+        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()")
+        page.wait_for_function("() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session?.kernel"
+                               "?.status === 'idle'", timeout=START_TIMEOUT_S * 1000)
+        board.click(board.targets()[0] if board.targets() else 0)
+        board.wait_message("the kernel behind this board has gone")

@@ -20,7 +20,7 @@ from .notation import NotationError, format_action
 __all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'given', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line',
            'moves', 'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
            'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
-           'bench_alphabeta', 'usage_error_line', 'main']
+           'bench_alphabeta', 'usage_error_line', 'stop_as_ctrl_c', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
 app = typer.Typer(name="santorini_az", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -232,7 +232,8 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     root = run_dir
     try:
         if resume:
-            if not run_dir: fail("--resume needs --run-dir")
+            if not run_dir:  # the folder a new run of this preset (and --set name=...) would have made
+                root = run_dir = str(Path("runs") / resolve_config("cpu" if preset is None else preset, None, overrides).name)
             if config: fail("--config applies to a new run; to change a resumed run use --set")
             check_resumed_run(run_dir, preset, net, hours, iterations, list(set_))
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
@@ -424,9 +425,15 @@ def usage_error_line(error: _UsageError, args: list[str]) -> str:
         command = next((f"santorini_az {arg}" for arg in args if arg in names), "santorini_az")
     return f"error: {shorten(' '.join(error.format_message().split()))} (see {command} --help)"
 
+def stop_as_ctrl_c(signum, frame):
+    """SIGTERM (`kill`) and SIGHUP (a closed terminal) stop a command as Ctrl-C does: a run keeps its finished stages
+    and stops its worker processes, which the signal's default would leave running without their parent."""
+    raise KeyboardInterrupt
+
 def main():
     "Entry point of the `santorini_az` console script: one line for a bad command line, no traceback unless SANTORINI_AZ_DEBUG=1 asks for one."
-    import os, sys
+    import os, signal, sys
+    for name in ("SIGTERM", "SIGHUP"): signal.signal(getattr(signal, name), stop_as_ctrl_c)
     # Typer's refusals are raised here, not printed in its panel; the program is named so however it was started
     # (`python -c ... main()` too, as `match` starts an engine where santorini_az is not on PATH)
     try: code = app(prog_name="santorini_az", standalone_mode=False)

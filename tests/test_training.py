@@ -280,6 +280,33 @@ def test_ctrl_c_stops_a_run_and_says_how_to_go_on(tmp_path):
                                         f"--run-dir {run_dir} --resume"], err
 
 
+def test_kill_stops_a_run_as_ctrl_c_does_and_leaves_no_process_behind(tmp_path):
+    """SIGTERM (`kill`) mid-run, with a pool of 2 workers: the Ctrl-C line and exit 130, and no process of the run left
+    (the signal's default ended the command alone: its workers ran on for ever, orphans of 470 MB each)."""
+    import signal
+    import time
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen(CLI + ["train", "--preset", "tiny", *quick_args(), "--set", "workers=2", "--quiet",
+                                   "--run-dir", str(run_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # a session of its own: every process of the run, found by it
+    try:
+        deadline = time.time() + 120
+        while len(read_records(run_dir / "records.jsonl")) < 2 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)  # the holdout's games have started the pool
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 130 and err.strip().splitlines()[-1].startswith("stopped: the finished stages are kept"), err
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try: os.killpg(proc.pid, 0)
+            except ProcessLookupError: break  # no process of the run's session is left
+            time.sleep(0.1)
+        else: raise AssertionError("processes of the killed run are still running")
+    finally:
+        try: os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError: pass
+
+
 def test_a_settings_file_in_the_run_directory_is_not_taken_for_a_run(tmp_path):
     "A config.json of the user's (no lock beside it) is refused, as a new run and on --resume, and left as it was."
     settings = tmp_path / "myrun" / "config.json"
@@ -574,6 +601,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--config", "typo.json"], "config file typo.json: unknown setting 'selfplay.gamez': did you mean selfplay.games?"),
     (["train", "--set", "selfplay.games=many"], "expects int"),
     (["train", "--resume", "--run-dir", "nowhere"], "nothing to resume"),
+    (["train", "--preset", "tiny", "--resume"], "nothing to resume: runs/tiny holds no run"),  # the preset's own folder
     (["train", "--config", "missing.json"], "cannot read config file"),
     (["train", "--net", "big"], "bad network size"),
     (["train", "--init", "missing.safetensors"], "cannot load checkpoint missing.safetensors"),

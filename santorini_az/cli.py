@@ -17,9 +17,9 @@ from .gods import (GODS, GodState, format_turn, from_mortal, god_legal_turns, go
 from .notation import NotationError, format_action
 
 # %% auto #0
-__all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'given', 'shorten', 'fail', 'read_position', 'with_gods', 'perft', 'moves_line',
-           'moves', 'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train', 'report',
-           'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
+__all__ = ['app', 'MAX_SIMS', 'POSITION_HELP', 'given', 'shorten', 'fail', 'read_position', 'program', 'with_gods', 'perft',
+           'moves_line', 'moves', 'show', 'bench', 'check_ray_address', 'ray_head_answer', 'check_resumed_run', 'train',
+           'report', 'network_arg', 'arena', 'selfplay', 'inspect', 'play', 'export', 'serve', 'engine', 'match',
            'bench_alphabeta', 'usage_error_line', 'stop_as_ctrl_c', 'main']
 
 # %% ../nbs/33_cli.ipynb #b4200e03
@@ -53,6 +53,14 @@ def read_position(text: str, option: str = "") -> State | GodState:
     notation error (after the `option` that gave it, if one did)."""
     try: return parse_any_position(text)
     except NotationError as e: fail(f"{option}: {e}" if option else str(e))
+
+def program() -> str:
+    """This program as the user can type it again: `santorini_az` where PATH finds this one, else the path they typed
+    (`.venv/bin/santorini_az`, as the README writes it before any `source .venv/bin/activate`)."""
+    import os, shutil, sys
+    typed = sys.argv[0]
+    if os.sep not in typed or shutil.which("santorini_az") == os.path.abspath(typed): return "santorini_az"
+    return typed
 
 def with_gods(state: State | GodState, gods: str, human: int) -> GodState:
     "`state` played with the `--gods` option's two gods (the human's, then the engine's); one line naming the culprit otherwise."
@@ -236,6 +244,9 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
                 root = run_dir = str(Path("runs") / resolve_config("cpu" if preset is None else preset, None, overrides).name)
             if config: fail("--config applies to a new run; to change a resumed run use --set")
             check_resumed_run(run_dir, preset, net, hours, iterations, list(set_))
+            if not quiet and (done := RunDirectory(run_dir).records()):  # where it goes on from, before any bar
+                typer.echo(f"resuming {run_dir} after its last finished stage: {done[-1].stage} of iteration "
+                           f"{done[-1].iteration}", err=True)
             run = run_training(run_dir, resume=True, overrides=overrides, progress=Progress(quiet), ray=ray)
         else:
             settings = resolve_config("cpu" if preset is None else preset, config, overrides)  # --preset '' is no preset name
@@ -244,7 +255,7 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     except _run_errors() as e: fail(str(e))
     except KeyboardInterrupt:  # Ctrl-C: the finished stages are on disk, the one under way is played again
         if root is not None and (Path(root) / "config.json").exists():
-            typer.echo(f"\nstopped: the finished stages are kept; go on with: santorini_az train --run-dir {root} --resume",
+            typer.echo(f"\nstopped: the finished stages are kept; go on with: {program()} train --run-dir {root} --resume",
                        err=True)
         raise SystemExit(130)
     try: where = write_report(run.root)[0]

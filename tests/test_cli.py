@@ -295,3 +295,17 @@ def test_report_where_a_file_holds_the_name_of_its_folder(tmp_path):
     assert result.returncode == 2 and result.stderr.strip() == (f"error: cannot write {tmp_path}/report/report.png: "
                                                                 f"{tmp_path}/report is not a folder"), result.stderr
     assert (tmp_path / "report").read_text() == "mine"
+
+
+def test_a_hint_names_the_program_as_the_user_can_type_it_again(monkeypatch):
+    "The stop line said 'santorini_az train ...' to a user who ran .venv/bin/santorini_az, not on their PATH."
+    import shutil
+    import sys
+    from santorini_az.cli import program
+    monkeypatch.setattr(sys, "argv", [".venv/bin/santorini_az", "train"])
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # not on PATH
+    assert program() == ".venv/bin/santorini_az"
+    monkeypatch.setattr(shutil, "which", lambda name: str(Path(".venv/bin/santorini_az").resolve()))  # this one is
+    assert program() == "santorini_az"
+    monkeypatch.setattr(sys, "argv", ["-c", "train"])  # python -c "... main()"
+    assert program() == "santorini_az"

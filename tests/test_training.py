@@ -424,9 +424,12 @@ def test_a_resumed_budget_already_spent_runs_nothing_and_hours_0_is_refused(tmp_
     done = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0"],
                           cwd=tmp_path)
     assert done.returncode == 2 and "--hours 0" in done.stderr and "--iterations" in done.stderr, done.stderr
-    counted = run_cli_forked(["train", "--resume", "--quiet", "--run-dir", str(tmp_path / "budget"), "--hours", "0",
+    counted = run_cli_forked(["train", "--resume", "--run-dir", str(tmp_path / "budget"), "--hours", "0",
                               "--set", "iterations=1"], cwd=tmp_path)  # a number of iterations given: not refused
     assert counted.returncode == 0 and len(run.records()) == before, counted.stdout + counted.stderr
+    # and without --quiet it first says where it goes on from (it said nothing before its first stage line)
+    assert counted.stderr.startswith(f"resuming {tmp_path / 'budget'} after its last finished stage: evaluate of "
+                                     "iteration 2"), counted.stderr
 
 
 class HeightFactory:

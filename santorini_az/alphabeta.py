@@ -372,11 +372,12 @@ def bound_of(best, alpha_start, beta) -> int:
 
 @njit(cache=True, inline="always")
 def enter_node(stats, pv_length, stop, ply, check_mask) -> None:
-    """Count a node and start its line of the PV; mark the search ABORTED once it must stop: asked to (`stop`, set by
-    the clock's thread) or out of nodes, looked at when the node count & `check_mask` is 0. Chapter 11b's search too."""
+    """Count a node and start its line of the PV; mark the search ABORTED once it must stop: out of nodes (looked at
+    every node, so that `nodes=200` searches 200), or asked to (`stop`, set by the clock's thread; looked at when the
+    node count & `check_mask` is 0, as a flag another thread writes costs more to read). Chapter 11b's search too."""
     stats[NODES] += 1
     pv_length[ply] = ply
-    if (stats[NODES] & check_mask) == 0 and (stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
+    if 0 < stats[NODE_LIMIT] <= stats[NODES] or ((stats[NODES] & check_mask) == 0 and stop[0] != 0): stats[ABORTED] = 1
 
 # %% ../nbs/11_alphabeta.ipynb #393b9027
 @njit(cache=True, nogil=True)
@@ -385,7 +386,7 @@ def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
     stats = t.search.stats
     stats[NODES] += 1  # enter_node's lines, written out (chapter 11b's search calls it)
     t.search.pv_length[ply] = ply
-    if (stats[NODES] & 1023) == 0 and (t.search.stop[0] != 0 or 0 < stats[NODE_LIMIT] <= stats[NODES]): stats[ABORTED] = 1
+    if 0 < stats[NODE_LIMIT] <= stats[NODES] or ((stats[NODES] & 1023) == 0 and t.search.stop[0] != 0): stats[ABORTED] = 1
     if stats[ABORTED]: return 0
     stats[SELDEPTH] = max(stats[SELDEPTH], ply)
     win = winning_action(heights, workers, player)  # 1. wins first

@@ -198,8 +198,9 @@ def test_a_file_that_is_not_a_brain_is_refused_and_kept(tmp_path):
 
 def test_budgets_and_stop():
     state = random_game_positions(1, seed=2, skip=5)[0]
-    result = AlphaBeta().search(state, nodes=20_000)
-    assert result.nodes < 20_000 + 1024 and result.action in [action_index(state, a) for a in state.legal_actions()]
+    for nodes in (200, 20_000):  # a budget of nodes is kept to the node (it was looked at every 1024: 200 searched 560)
+        result = AlphaBeta().search(state, nodes=nodes)
+        assert result.nodes == nodes and result.action in [action_index(state, a) for a in state.legal_actions()]
     result = AlphaBeta().search(state, movetime=0.2)
     assert result.depth >= 1 and result.action in [action_index(state, a) for a in state.legal_actions()]
 

@@ -374,7 +374,9 @@ def bound_of(best, alpha_start, beta) -> int:
 def enter_node(stats, pv_length, stop, ply, check_mask) -> None:
     """Count a node and start its line of the PV; mark the search ABORTED once it must stop: out of nodes (looked at
     every node, so that `nodes=200` searches 200), or asked to (`stop`, set by the clock's thread; looked at when the
-    node count & `check_mask` is 0, as a flag another thread writes costs more to read). Chapter 11b's search too."""
+    node count & `check_mask` is 0, as a flag another thread writes costs more to read). Chapter 11b's search too.
+    A node entered once the search is ABORTED is not counted: it returns at once."""
+    if stats[ABORTED]: return
     stats[NODES] += 1
     pv_length[ply] = ply
     if 0 < stats[NODE_LIMIT] <= stats[NODES] or ((stats[NODES] & check_mask) == 0 and stop[0] != 0): stats[ABORTED] = 1
@@ -384,7 +386,8 @@ def enter_node(stats, pv_length, stop, ply, check_mask) -> None:
 def negamax(heights, workers, player, key, depth, ply, alpha, beta, t) -> int:
     "The α-β score of the position for the player to move, searched `depth` plies; fail-soft."
     stats = t.search.stats
-    stats[NODES] += 1  # enter_node's lines, written out (chapter 11b's search calls it)
+    if stats[ABORTED]: return 0  # enter_node's lines, written out (chapter 11b's search calls it)
+    stats[NODES] += 1
     t.search.pv_length[ply] = ply
     if 0 < stats[NODE_LIMIT] <= stats[NODES] or ((stats[NODES] & 1023) == 0 and t.search.stop[0] != 0): stats[ABORTED] = 1
     if stats[ABORTED]: return 0

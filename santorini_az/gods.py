@@ -428,6 +428,8 @@ def why_not_a_turn(state: GodState, turn: Turn) -> str:
     in_order = tuple(sorted(moves, key=lambda s: s.worker)) + turn[len(moves):]  # a walk is written worker 0 first
     if god == "Hermes" and turn[:len(moves)] == tuple(moves) and in_order != turn and in_order in turns:
         return f"a Hermes walk names worker 1's cell first: {format_turn(state, in_order)}"
+    if not turn:  # a bare cell once the workers stand: no step to read
+        return f"it names no step: once the workers are placed, a turn moves and builds, e.g. {format_turn(state, turns[0])}"
     k = max(n for n in range(len(turn) + 1) if any(t[:n] == turn[:n] for t in turns))  # the steps that are right
     moved = any(s.kind == "move" for s in turn[:k])  # else the notation cannot name the worker: say the builds
     done = "to start the turn" if not k else f"after {format_turn(state, turn[:k]) if moved else ', '.join(map(_step_words, turn[:k]))}"

@@ -40,13 +40,13 @@ from .mcts import Search, SearchConfig, expand, node_value, uniform_evaluator
 from .notation import NotationError, format_action, format_position, parse_action, parse_position
 
 # %% auto #0
-__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'PROTOCOL_HELP', 'CLOCK_WORDS',
-           'MOVES_TO_GO', 'LIMIT_WORDS', 'GO_MAX', 'ERROR_CHARACTERS', 'STARTUP_SECONDS', 'UCI_SECONDS',
-           'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation', 'CompiledAlphaZeroSearcher',
-           'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime', 'parse_gods', 'winner_of',
-           'play_move_text', 'info_line', 'EngineSession', 'check_brain', 'alphazero_searcher', 'god_searcher',
-           'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch', 'play_game', 'play_match',
-           'match_command']
+__all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'OPTION_MEANINGS',
+           'PROTOCOL_HELP', 'CLOCK_WORDS', 'MOVES_TO_GO', 'LIMIT_WORDS', 'GO_MAX', 'ERROR_CHARACTERS',
+           'STARTUP_SECONDS', 'UCI_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
+           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime',
+           'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
+           'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch',
+           'forfeit_note', 'play_game', 'play_match', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -86,6 +86,7 @@ class AlphaZeroSearcher:
         "Chapter 3's search of `state`: `budget` simulations at most, while `keep_going()`."
         import random
         search = Search(state, SearchConfig(simulations=budget), random.Random(self.seed))
+        search.resume(*self.evaluate(search.pending()))  # the root at least, whatever the clock: its priors choose a move
         while (pending := search.pending()) is not None and keep_going(): search.resume(*self.evaluate(pending))
         return self._result(search, start)
 
@@ -97,8 +98,10 @@ class AlphaZeroSearcher:
             pv.append(node.actions[best])
             if node.actions[best] not in node.children: break
             node = node.children[node.actions[best]]
-        action = search.choose_action() if any(root.visits) else root.actions[0]
-        score = round(1000 * search.root_value()) if root.is_expanded else 0  # stopped before the root's evaluation
+        # stopped before one simulation: the move the network prefers (the first legal move would be the uniform's)
+        best_prior = max(range(len(root.actions)), key=lambda e: root.priors[e])
+        action = search.choose_action() if any(root.visits) else root.actions[best_prior]
+        score = round(1000 * search.root_value())
         return SearchResult(action, score, len(pv), search.simulations_done,
                             time.perf_counter() - start, pv or [action])
 
@@ -128,9 +131,13 @@ class CompiledAlphaZeroSearcher(AlphaZeroSearcher):
         config = SearchConfig(simulations=budget, max_nodes=budget + 2)  # a node a simulation at most (no reuse)
         if shortfall := tree_memory_shortfall(config.max_nodes, 1):
             raise ValueError(f"{budget:,} simulations need {shortfall}: ask for fewer")
-        engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed), keep_going=keep_going)
-        pv = principal_variation(engine.tree)
-        action = pv[0] if pv else int(engine.tree.edge_action[0, 0])  # stopped before one simulation: the first edge
+        rounds = iter(range(1))  # the first round evaluates the root, whatever the clock: its priors choose a move
+        engine = search_batch([state], self.evaluate, config, np.random.default_rng(self.seed),
+                              keep_going=lambda: next(rounds, None) is not None or keep_going())
+        tree, pv = engine.tree, principal_variation(engine.tree)
+        first, count = tree.edge_start[0, 0], tree.edge_count[0, 0]
+        # stopped before one simulation: the move the network prefers (the first legal move would be the uniform's)
+        action = pv[0] if pv else int(tree.edge_action[0, first + np.argmax(tree.edge_prior[0, first:first + count])])
         return SearchResult(action, round(1000 * root_value(engine.tree, 0)), len(pv), engine.simulations_done,
                             time.perf_counter() - start, pv or [action])
 
@@ -218,6 +225,19 @@ OPTIONS = {  # name: (type, default, description for the `uci` listing)
     "Hash": ("spin", 16, "min 1 max 4096"),  # alphabeta: transposition table, MB
     "Brain": ("string", "", ""),  # alphabeta: permanent brain file; empty = off
 }
+OPTION_MEANINGS = {  # what `help` says of each option (`uci` lists types, defaults and ranges only, as UCI does)
+    "Engine": "alphabeta (chapter 11's α-β) or alphazero (the network's MCTS)",
+    "Search": "alphazero's tree: compiled (chapter 6's) or readable (chapter 3's)",
+    "Checkpoint": "alphazero's network: champion (the shipped one), a .safetensors checkpoint, a run directory (its "
+                  "champion), or <empty> (the uniform prior)",
+    "GodCheckpoint": "the same for positions with gods: a god network",
+    "Simulations": "alphazero's simulations for a plain go (go nodes N: N)",
+    "Depth": "alphabeta's depth for a plain go",
+    "Threads": "alphazero's inference threads (α-β searches on one core)",
+    "Hash": "alphabeta's transposition table, in MB",
+    "Brain": "alphabeta's permanent brain: a file it reads, and writes again after each search that learned something; "
+             "<empty>: none",
+}
 
 class ProtocolError(ValueError):
     "A command the engine cannot carry out; the message goes to `info string error:`."
@@ -225,8 +245,8 @@ class ProtocolError(ValueError):
 
 def _parse_option(tokens: list[str]) -> tuple[str, str]:
     "(name, value) of `setoption name <Name> value <v>` (names and values may contain spaces)."
-    if "name" not in tokens: raise ProtocolError("setoption needs 'name <Name> value <v>'")
-    rest = tokens[tokens.index("name") + 1:]
+    if tokens[:1] != ["name"]: raise ProtocolError("setoption needs 'name <Name> value <v>', in that order")
+    rest = tokens[1:]
     if "value" in rest: name, value = " ".join(rest[:rest.index("value")]), " ".join(rest[rest.index("value") + 1:])
     else: name, value = " ".join(rest), ""
     matches = [o for o in OPTIONS if o.lower() == name.lower()]
@@ -411,6 +431,7 @@ class EngineSession:
 
     def _cmd_help(self, args):
         for line in PROTOCOL_HELP: self.write(f"info string {line}")
+        for name, meaning in OPTION_MEANINGS.items(): self.write(f"info string option {name}: {meaning}")
 
 # %% ../nbs/30_protocol.ipynb #06fd1706
 def _set_option(self, args):
@@ -559,11 +580,12 @@ def _search(self, searcher, state, kwargs, infinite, received):
         if self.stop_requested.is_set(): searcher.stop()  # a stop that came during the warm-up (which cleared it)
         if "movetime" in kwargs:  # what is left, and at least a twentieth of it: a search, not the first legal move
             kwargs["movetime"] = max(kwargs["movetime"] - (time.perf_counter() - received), kwargs["movetime"] / 20)
-        reported = []  # the results whose info lines went out
-        def report(result): reported.append(result); self.write(info_line(result, state))
+        reported = []  # the node counts of the info lines that went out
+        def report(result): reported.append(result.nodes); self.write(info_line(result, state))
         result = searcher.search(state, on_iteration=report, reset_stop=False, **kwargs)
-        cut = not any(r is result for r in reported) and (not reported or result.action != reported[-1].action)
-        if result.pv and cut:  # a cut iteration changed the move: its line, before bestmove
+        if result.pv and (not reported or result.nodes != reported[-1]):
+            # an iteration was cut (by the clock, the node budget or a stop): the nodes and time it took too, and the
+            # move if it changed it, in a last line before bestmove (a GUI showed the last whole iteration's)
             self.write(info_line(result, state))
         if isinstance(state, GodState): move = format_turn(state, result.turn)
         else: move = format_action(state, action_from_index(state, result.action))
@@ -634,6 +656,7 @@ class EngineProcess:
                                             stderr=subprocess.PIPE, text=True, bufsize=1, errors="replace")
         except OSError as e: raise ProtocolError(f"cannot start engine {command!r}: {e}") from None
         self.command, self.lines, self.last_error = command, queue.Queue(), ""
+        self.said = ""  # the last 'info string error' it sent: a forfeit quotes it, as it may name the cause
         self.gone = ""  # why the engine can play no more (it exited, or ignored a stop): a match ends with it
         threading.Thread(target=self._read, daemon=True).start()
         self._errors = threading.Thread(target=self._read_errors, daemon=True)
@@ -689,7 +712,9 @@ class EngineProcess:
                 who = self.who if prefix in ("uciok", "readyok") else f"engine {self.name!r}"
                 raise EngineTimeout(f"{who} sent no '{prefix}' in time ({timeout or self.timeout:.0f} s)") from None
             if line is None: raise self.exited()
-            if errors and line.startswith("info string error"): raise ProtocolError(f"{self.who}: {line}")
+            if line.startswith("info string error"):
+                if errors: raise ProtocolError(f"{self.who}: {line}")
+                self.said = line[len("info string "):]
             if line.split()[:1] == prefix.split()[:1]: return line
 
     def settle(self, timeout: float = 10) -> None:
@@ -734,24 +759,33 @@ class EngineMatch:
         return (f"{self.first} vs {self.second}{gods}: +{self.wins} -{self.losses} in {n} games, score {self.score:.3f} "
                 f"(95% {low:.3f}-{high:.3f}), Elo difference {elo(self.score):+.0f} ({elo(low):+.0f} to {elo(high):+.0f})")
 
+def forfeit_note(engine: EngineProcess, why) -> str:
+    "What a game's record says of a forfeit: which engine, why, and the last error it sent (it may name the cause)."
+    return f"the {engine.name} engine forfeits: {why}" + (f" (it said '{engine.said}')" if engine.said else "")
+
 def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
               go: Sequence[str]) -> tuple[int, list[str], str]:
     "One game from `opening` (mortal or god), engines[p] playing player p with `go[p]`: (winner, moves, note)."
     state, moves = opening, []
     while winner_of(state) is None:
         p = state.player
+        engine = engines[p]
+        forfeit = lambda why: (1 - p, moves, forfeit_note(engine, why))
         try:
-            engines[p].send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
-            engines[p].send(f"go {go[p]}")
-            text = engines[p].expect("bestmove").split()[1]
+            engine.said = ""
+            engine.send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
+            engine.send(f"go {go[p]}")
+            words = engine.expect("bestmove").split()
         except EngineTimeout as e:
-            try: engines[p].settle()
+            try: engine.settle()
             except ProtocolError: pass  # it ignored the stop too: `gone` says so, and the match ends after this game
-            return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
-        except (ProtocolError, IndexError) as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
-        try: state = play_move_text(state, text)
-        except NotationError as e: return 1 - p, moves, f"{engines[p].name} forfeits: {e}"
-        moves.append(text)
+            return forfeit(e)
+        except ProtocolError as e: return forfeit(e)
+        if len(words) < 2: return forfeit("it answered 'bestmove' with no move")
+        if words[1] in ("(none)", "0000"): return forfeit(f"it answered 'bestmove {words[1]}' in a position with legal moves")
+        try: state = play_move_text(state, words[1])
+        except NotationError as e: return forfeit(e)
+        moves.append(words[1])
     return winner_of(state), moves, ""
 
 # %% ../nbs/30_protocol.ipynb #b1af5904
@@ -785,7 +819,7 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
                 god = f" ({gods[colour]})" if gods else ""
                 if echo: echo(f"game {len(match.games)}: first engine plays player {colour + 1}{god}, the "
                               f"{'first' if winner == colour else 'second'} engine (player {winner + 1}) wins in "
-                              f"{len(moves)} moves" + (f" {note}" if note else ""))
+                              f"{len(moves)} move{'s' * (len(moves) != 1)}" + (f"; {note}" if note else ""))
         return match
     finally:
         for engine in engines: engine.close()

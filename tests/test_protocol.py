@@ -306,7 +306,7 @@ def test_a_move_out_of_time_forfeits_and_its_late_answer_is_not_read_in_the_next
     # the first engine overruns in both games; in the second its stale answer to the first game would come in time
     match = play_match(command, command, openings=1, go="movetime 1500", go_second="depth 1", move_timeout=1, seed=1)
     notes = [note for *_, note in match.games]
-    assert notes == ["first forfeits: engine 'first' sent no 'bestmove' in time (1 s)"] * 2, notes
+    assert notes == ["the first engine forfeits: engine 'first' sent no 'bestmove' in time (1 s)"] * 2, notes
 
 
 # answers uci and isready, and exits at its first go
@@ -321,7 +321,7 @@ def test_an_engine_that_exits_ends_the_match_after_that_game_and_the_games_playe
     from santorini_az.protocol import ProtocolError, match_command
     exits = f"{sys.executable} -c {shlex.quote(EXITS_AT_GO)}"
     match = play_match(exits, exits, openings=2, go="depth 1")
-    assert len(match.games) == 1 and "first forfeits: engine 'first'" in match.games[0][4]
+    assert len(match.games) == 1 and "the first engine forfeits: engine 'first'" in match.games[0][4]
     assert match.stopped.startswith("engine 'first'") and match.stopped.endswith("exited with status 3")
     with pytest.raises(ProtocolError, match=r"(?s)the match ended after 1 of 4 games: engine 'first' .* exited with status 3"):
         match_command(exits, exits, openings=2, depth=1)
@@ -347,7 +347,29 @@ def test_an_engine_that_exits_between_its_moves_loses_that_game():
     program = f"{sys.executable} -c {shlex.quote(FIRST_LEGAL_MOVE)}"
     match = play_match(program, f"{program} slow", openings=1, go="depth 1")
     assert [(colour, winner) for _, colour, winner, _, _ in match.games] == [(0, 1)]
-    assert "first forfeits: engine 'first'" in match.games[0][4] and match.stopped.endswith("exited with status 5")
+    assert "the first engine forfeits: engine 'first'" in match.games[0][4] and match.stopped.endswith("exited with status 5")
+
+
+# answers every go with `bestmove` and the words given on its command line (none: a bare 'bestmove'), after an error
+ANSWERS_NO_MOVE = ("import sys\nfor line in sys.stdin:\n    word = line.split()[:1]\n"
+                   "    if word == ['uci']: print('uciok', flush=True)\n"
+                   "    elif word == ['isready']: print('readyok', flush=True)\n"
+                   "    elif word == ['go']:\n        print('info string error: this engine knows no gods', flush=True)\n"
+                   "        print(' '.join(['bestmove', *sys.argv[1:]]), flush=True)\n")
+
+
+@pytest.mark.parametrize("answer, why", [("", "it answered 'bestmove' with no move"),
+                                         ("(none)", "it answered 'bestmove (none)' in a position with legal moves")])
+def test_a_bestmove_without_a_move_forfeits_naming_it_and_what_the_engine_said(capsys, answer, why):
+    """A forfeit says what the engine answered, and quotes the error it sent before (which may name the real cause);
+    the game's line separates the forfeit from the result, and counts one move in the singular (a bare 'bestmove'
+    gave 'first forfeits: list index out of range', run on after '... wins in 0 moves')."""
+    program = f"{sys.executable} -c {shlex.quote(ANSWERS_NO_MOVE)} {answer}"
+    match = play_match(program, shlex.join(ENGINE_ARGS), openings=1, go="depth 1", echo=print)
+    note = f"the first engine forfeits: {why} (it said 'error: this engine knows no gods')"
+    assert [(colour, winner, len(moves), n) for _, colour, winner, moves, n in match.games] == [(0, 1, 0, note), (1, 0, 1, note)]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"game 2: first engine plays player 2, the second engine (player 1) wins in 1 move; {note}", lines
 
 
 def test_option_values_are_read_in_any_case():
@@ -655,15 +677,22 @@ def test_god_match_between_two_engine_subprocesses():
     assert "apollo as player 1, pan as player 2" in match.summary()
 
 
-def test_a_compiled_search_stopped_before_it_began_still_answers_a_legal_move():
-    "A stop that arrives before the first simulation (a GUI's instant stop) still gets a legal action, as an index."
-    from santorini_az.encoding import action_index
-    from santorini_az.protocol import CompiledAlphaZeroSearcher
+def test_a_search_stopped_before_its_first_simulation_plays_the_networks_choice():
+    """A stop that arrives before the first simulation (a GUI's instant stop, a clock with nothing left) still has the
+    root evaluated: both AlphaZero searches answer the network's highest prior and its value (they answered the first
+    legal move, the uniform search's choice, with a score of 0)."""
+    from santorini_az.encoding import N_ACTIONS, action_index
+    from santorini_az.protocol import AlphaZeroSearcher, CompiledAlphaZeroSearcher
     state = play_moves(parse_position("0000000000000000000000000/1//"), ["C3", "D4", "B2", "D2"])
-    searcher = CompiledAlphaZeroSearcher()
-    searcher.stop()
-    result = searcher.search(state, nodes=0, reset_stop=False)
-    assert result.nodes == 0 and result.action in {action_index(state, a) for a in state.legal_actions()}
+    favourite = max(action_index(state, a) for a in state.legal_actions())  # the last legal action, not the first
+    logits = np.zeros(N_ACTIONS, np.float32)
+    logits[favourite] = 3.0
+    readable = AlphaZeroSearcher(lambda s: (logits.tolist(), 0.25))
+    compiled = CompiledAlphaZeroSearcher(lambda planes: (np.tile(logits, (len(planes), 1)), np.full(len(planes), 0.25, np.float32)))
+    for searcher in (readable, compiled):
+        searcher.stop()
+        result = searcher.search(state, nodes=0, reset_stop=False)
+        assert (result.nodes, result.action, result.score) == (0, favourite, 250), (type(searcher).__name__, result)
 
 
 def test_help_lists_every_command_the_engine_takes():
@@ -675,6 +704,18 @@ def test_help_lists_every_command_the_engine_takes():
     commands = {name[len("_cmd_"):] for name in dir(EngineSession) if name.startswith("_cmd_")} | {"quit"}
     text = " ".join(answers)
     assert all(f" {command}" in f" {text.replace(';', ' ')}" for command in commands), (commands, answers)
+    from santorini_az.protocol import OPTIONS  # and what each option means (uci gives types and ranges only)
+    assert [a.split(":")[0] for a in answers if a.startswith("info string option ")] == [f"info string option {o}" for o in OPTIONS]
+
+
+def test_setoption_out_of_order_says_the_order():
+    "A setoption whose words are out of order says the order (it said: option Hash needs an integer, got '')."
+    from santorini_az.protocol import EngineSession
+    for line in ("setoption value 5 name Hash", "setoption Hash 5", "setoption name"):
+        answers = []
+        EngineSession(answers.append).handle(line)
+        expected = "unknown option ''" if line == "setoption name" else "setoption needs 'name <Name> value <v>', in that order"
+        assert len(answers) == 1 and expected in answers[0], (line, answers)
 
 
 def test_a_clock_gives_each_move_its_share_of_the_players_time():
@@ -745,7 +786,8 @@ def test_a_byte_order_mark_a_long_line_and_bytes_that_are_not_utf8_are_answered_
 
 
 def test_an_alphabeta_move_from_a_cut_iteration_has_its_info_line():
-    "The last info line before bestmove shows the move played, also when a node budget cut an iteration that changed it."
+    """The last info line before bestmove shows the move played, also when a node budget cut an iteration that changed
+    it, and the nodes the search took, the cut iteration's included."""
     from santorini_az.alphabeta import AlphaBeta, AlphaBetaConfig
     from santorini_az.notation import format_position
     from santorini_az.game import random_openings
@@ -759,6 +801,7 @@ def test_an_alphabeta_move_from_a_cut_iteration_has_its_info_line():
         answers = session_answers(f"position fen {format_position(state)}", "go nodes 5000")
         last_info = [a for a in answers if a.startswith("info depth")][-1]
         assert last_info.split(" pv ")[1].split()[0] == answers[-1].split()[1], (last_info, answers[-1])
+        assert " nodes 5000 " in last_info, last_info  # the cut iteration's nodes too (the last whole one's before)
     assert changed >= 3, changed  # the budget does cut iterations that change the move (4 of these 10)
 
 

@@ -342,7 +342,7 @@ def _type_hint(got, returns: _Returns) -> str:
     if got is None: return "a function that ends without a `return` (or with a bare `return`) gives None: return the result"
     if isinstance(got, Iterator) and not returns.iterators:
         return ("a function that uses `yield`, or returns a generator expression `(... for ...)`, gives a generator, which "
-                f"can be read only once: make {returns.what} of the values and return that")
+                f"can be read only once: collect its values into {returns.what} and return that")
     if isinstance(got, str): return "return the value itself, not a string that shows it"
     if returns.read is _as_number and isinstance(got, (list, tuple, set, dict)):
         return "return the number itself, not a collection that holds it"
@@ -1277,6 +1277,9 @@ def _compare_gradients(label: str, loss, logits, expected, shown: Callable[[], s
         f"at row {row}, action {action}, expected {float(expected[row, action]):+.6f}, "
         f"yours {float(got[row, action]):+.6f} (the largest difference).\n\n{shown()}\n\n"
         + (f"HINT: {_NOT_EXACT}" if nearly else
+           "HINT: the gradient is nan: log(softmax) is log(0) = -inf at the illegal actions, and the gradient of "
+           "torch.where (or of a product with a 0 target) through that side is 0 * inf = nan, although the loss is right; "
+           "log_softmax of the masked logits never takes log(0)" if torch.isnan(got).any() else
            "HINT: the trainer learns from the gradient, not from the number: a .detach() inside the loss (of the "
            "log-sum-exp, of the mask) keeps the number and changes the gradient; compute every part with torch operations"))
 
@@ -1411,6 +1414,11 @@ def check_wilson_interval(fn: Callable[[float, int], tuple]) -> bool:
                              "and the half-width")
             elif _close(low, expected[1]) and _close(high, expected[0]):
                 hints.append("the low end comes first: (low, high)")
+            elif _close(low, 100 * expected[0]) and _close(high, 100 * expected[1]):
+                hints.append("those are percentages: return fractions of the games, between 0 and 1")
+            elif all(_close(a, b) for a, b in zip((low, high), wilson_interval(games - points, games))):
+                hints.append(f"that is the interval of the other side's score, {games - points} of {games}: the score "
+                             f"is `points` out of `games`")
             elif (_close(low, p - wald) or _close(low, max(0.0, p - wald))) and (_close(high, p + wald) or _close(high, min(1.0, p + wald))):
                 hints.append("that is the normal-approximation (Wald) interval p ± z·√(p(1-p)/n): it collapses to a "
                              "point at 0 or n wins and is too narrow for few games. Wilson's centre is "
@@ -1751,6 +1759,8 @@ MINOTAUR_EDGES = {
     "a diagonal push": "0000000000000000000000000/1/minotaur:B4,E1/mortal:C3,A1",
     "your own worker is never pushed": "0000000000000000000000000/1/minotaur:B3,C3/mortal:E5,A1",
     "a corner: two pushes, and a cell too high": "0000020000000000000000000/1/minotaur:A5,E1/mortal:B5,B4",
+    # Minotaur pushed Apollo up to level 3, Apollo swapped down onto B2: Minotaur stands on level 3, a dome beside it
+    "a dome is never entered, even from level 3": "0000000000034000000000000/1/minotaur:B3,E1/apollo:B2,A1",
 }
 
 def _show_god(state: GodState) -> str:

@@ -74,11 +74,12 @@ def about(seconds: float) -> str:
     return f"about {round(seconds / 60)} minutes" if seconds < 90 * 60 else f"about {round(seconds / 3600)} hours"
 
 # %% ../nbs/25_progress.ipynb #8cbf021a
-def by_hand(what: str, seconds: float, measure_again: bool = False) -> bool:
+def by_hand(what: str, seconds: float, measure_again: bool = False, cores: int = 2) -> bool:
     """Whether to run a chapter's measurement made by hand (a cell marked `eval: false`, which takes about `seconds` on
-    two cores): only when asked (`measure_again`); when not, print what was skipped."""
+    `cores` cores, as the chapter runs it): only when asked (`measure_again`); when not, print what was skipped."""
     if measure_again: return True
-    print(f"not run: {what} ({about(seconds)} on two cores); set MEASURE_AGAIN = True in this cell to measure again")
+    where = "one core" if cores == 1 else f"{cores} cores"
+    print(f"not run: {what} ({about(seconds)} on {where}); set MEASURE_AGAIN = True in this cell to measure again")
     return False
 
 # %% ../nbs/25_progress.ipynb #04668c68

@@ -476,6 +476,11 @@ WRONG['minotaur_no_push_up'] = ('check_minotaur_targets', minotaur_targets_with(
 WRONG['minotaur_no_push'] = ('check_minotaur_targets', minotaur_targets_with(lambda play, here, to, behind: False),
                              'the cell straight behind it')
 
+def wrong_minotaur_steps_onto_a_dome(play, worker):  # no dome check on a plain step: 4 <= 3 + 1 from level 3
+    here, right = play.mine[worker], reference_minotaur_targets(play, worker)
+    return right + [to for to in STEPS[here] if to is not None and play.heights[to] == DOME and play.heights[here] == 3]
+WRONG['minotaur_steps_onto_dome'] = ('check_minotaur_targets', wrong_minotaur_steps_onto_a_dome, 'a dome (level 4) can never be entered')
+
 def sub_actions_with(number, end=True):
     "A sub-action solution that numbers each step with `number(step)`, and says `end` where the turn goes on if `end`."
     def sub_actions(state, turn):
@@ -585,6 +590,21 @@ def wrong_policy_loss_detached_normaliser(logits, target, legal):
     log_p = masked - torch.logsumexp(masked, -1, keepdim=True).detach()  # the right number, the wrong gradient
     return -torch.where(legal, target * log_p, torch.zeros_like(log_p)).sum(-1).mean()
 WRONG['policy_loss_gradient'] = ('check_policy_loss', wrong_policy_loss_detached_normaliser, 'but not its gradient')
+
+def wrong_policy_loss_log_of_softmax(logits, target, legal):  # the right number; its gradient is nan (0 * log'(0))
+    p = torch.softmax(logits.masked_fill(~legal, float("-inf")), -1)
+    return -torch.where(legal, target * torch.log(p), torch.zeros_like(p)).sum(-1).mean()
+WRONG['policy_loss_nan_gradient'] = ('check_policy_loss', wrong_policy_loss_log_of_softmax, 'the gradient is nan: log(softmax) is log(0)')
+
+def wrong_wilson_percent(points, games):
+    from santorini_az.arena import wilson_interval
+    return tuple(100 * x for x in wilson_interval(points, games))
+WRONG['wilson_percent'] = ('check_wilson_interval', wrong_wilson_percent, 'those are percentages: return fractions')
+
+def wrong_wilson_other_side(points, games):
+    from santorini_az.arena import wilson_interval
+    return wilson_interval(games - points, games)
+WRONG['wilson_other_side'] = ('check_wilson_interval', wrong_wilson_other_side, "the interval of the other side's score")
 
 def wrong_negamax_strict_cutoff(state, depth, alpha, beta, evaluate):
     if depth == 0 or state.is_over(): return evaluate(state)
@@ -1127,7 +1147,7 @@ WRONG_TYPES = {  # name -> (checker, function, the words its message must contai
     "elo_in_a_list": ("check_elo_difference", lambda score: [reference_elo_difference(score)],
                       ["returned a list of 1", "HINT: return the number itself, not a collection that holds it"]),
     "symmetry_generator": ("check_symmetry", lambda planes, s: (row for row in reference_symmetry(planes, s)),
-                           ["returned a generator", "make a numpy array"]),  # it said 'a list', which is refused next
+                           ["returned a generator", "collect its values into a numpy array"]),  # it said 'a list', which is refused next
     "winning_turns_flattened": ("check_winning_turns",
                                 lambda state: [step for t in reference_winning_turns(state) for step in t],
                                 ["not a turn (a tuple of Steps)"]),

@@ -255,8 +255,9 @@ def train(preset: str = typer.Option(None, help="tiny (tests, CI), cpu (the defa
     except _run_errors() as e: fail(str(e))
     except KeyboardInterrupt:  # Ctrl-C: the finished stages are on disk, the one under way is played again
         if root is not None and (Path(root) / "config.json").exists():
-            typer.echo(f"\nstopped: the finished stages are kept; go on with: {program()} train --run-dir {root} --resume",
-                       err=True)
+            on_ray = f" --ray {ray}" if ray else ""  # on the same cluster (without it the run goes on here alone)
+            typer.echo(f"\nstopped: the finished stages are kept; go on with: {program()} train --run-dir {root} --resume"
+                       f"{on_ray}", err=True)
         raise SystemExit(130)
     try: where = write_report(run.root)[0]
     except Exception as e:  # the report follows the training: it must never change the training's outcome

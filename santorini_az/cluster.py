@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import os
+import signal
 import tempfile
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -17,7 +19,7 @@ from typing import Callable
 from .engine import WorkerPool
 
 # %% auto #0
-__all__ = ['ShippedFactory', 'ship', 'GameActor', 'RayPool']
+__all__ = ['ShippedFactory', 'ship', 'GameActor', 'keep_signal_handlers', 'RayPool']
 
 # %% ../nbs/28_cluster.ipynb #8c9c47b3
 @dataclass(frozen=True)
@@ -59,6 +61,16 @@ class GameActor:
     def pid(self) -> int: return os.getpid()
 
 # %% ../nbs/28_cluster.ipynb #0389cde4
+def keep_signal_handlers() -> Callable[[], None]:
+    """The handlers of SIGTERM and SIGHUP now (the program's: they stop a run as Ctrl-C does), and a function that puts
+    them back after a library has put its own in. Signal handlers belong to the main thread: elsewhere, nothing."""
+    if threading.current_thread() is not threading.main_thread(): return lambda: None
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    def put_back():
+        for number, handler in handlers.items():
+            if handler is not None: signal.signal(number, handler)
+    return put_back
+
 class RayPool:
     "A `GamePool` of Ray actors, one per CPU of the cluster at `address` (host:port; 'local': one started here)."
 
@@ -72,7 +84,9 @@ class RayPool:
         if not ray.is_initialized():  # 'local': a Ray instance for this process, addressed as 127.0.0.1
             # 'local' starts one even where RAY_ADDRESS or a `ray start` on this machine names another cluster
             where = {"address": "local", "_node_ip_address": "127.0.0.1"} if address == "local" else {"address": address}
+            kept = keep_signal_handlers()  # ray.init puts its own SIGTERM handler in: a kill dumped a crash, exit 134
             ray.init(**where, include_dashboard=False, log_to_driver=False, logging_level="error")
+            kept()
         self.actor_class = ray.remote(num_cpus=1)(GameActor)
         wanted = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.actors = self.placed([self.actor_class.remote() for _ in range(wanted)])

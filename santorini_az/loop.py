@@ -447,9 +447,10 @@ def open_ray_pool(ray: str, run: RunDirectory, resume: bool, made: list[Path], p
     except Exception as e:
         if not resume: forget_new_run(run, made)  # nothing of a run that never began is left behind
         raise RunError(f"cannot use the Ray cluster at {ray}: {type(e).__name__}: {e}") from None
-    progress.say(f"playing games on {pool.size} Ray actors at {ray}; should the cluster go away, Ray ends this process "
-                 f"a minute later: the finished stages are kept, and `santorini_az train --run-dir {run.root} --resume "
-                 f"--ray {ray}` goes on (without --ray, on this machine alone)")
+    if ray == "local": progress.say(f"playing games on {pool.size} Ray actors of a Ray instance started by this process")
+    else: progress.say(f"playing games on {pool.size} Ray actors at {ray}; should the cluster go away, Ray ends this "
+                       f"process within a minute: the finished stages are kept, and `santorini_az train --run-dir "
+                       f"{run.root} --resume --ray {ray}` goes on (without --ray, on this machine alone)")
     return pool
 
 # %% ../nbs/10a_loop.ipynb #d65b19f8

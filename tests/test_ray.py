@@ -123,14 +123,34 @@ def cluster(cluster_home):
 
 
 def test_tiny_preset_end_to_end_on_the_cluster(cluster, cluster_home, tmp_path):
-    "Run as a user runs it after `ray start`, with no RAY_AUTH_* variables: RayPool joins with the token file."
-    done = subprocess.run([str(CLI), "train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--ray", cluster,
-                           "--run-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=900,
-                          env=user_env(cluster_home))
-    assert done.returncode == 0, done.stdout + done.stderr
+    """Run as a user runs it after `ray start`, with no RAY_AUTH_* variables: RayPool joins with the token file. Killed
+    (SIGTERM) during its first self-play, it stops as Ctrl-C does, naming the cluster in the line that goes on (Ray's
+    own handler dumped a crash, exit 134; the line dropped --ray); resumed so, it finishes on the cluster."""
+    train = [str(CLI), "train", "--preset", "tiny", *quick_args(), "--iterations", "2", "--ray", cluster,
+             "--run-dir", str(tmp_path / "run")]
+    records_path = tmp_path / "run" / "records.jsonl"
+    with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+        run = subprocess.Popen(train, stdout=out, stderr=err, text=True, env=user_env(cluster_home))
+        try:
+            deadline = time.monotonic() + 600
+            while not (records_path.exists() and '"stage": "references"' in records_path.read_text()):
+                assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "err").read_text()
+                time.sleep(0.2)
+            time.sleep(1)  # in iteration 1's self-play on the actors
+            run.send_signal(signal.SIGTERM)
+            assert run.wait(120) == 130, (tmp_path / "err").read_text()
+        finally:
+            if run.poll() is None: run.kill()
+    said, stderr = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
     # a head that goes away ends the process (Ray's own exit): the run says how to go on at its start
-    assert f"--run-dir {tmp_path / 'run'} --resume --ray {cluster}` goes on" in done.stdout.split("init it", 1)[0], done.stdout
-    records = [json.loads(line) for line in (tmp_path / "run" / "records.jsonl").read_text().splitlines()]
+    assert f"--run-dir {tmp_path / 'run'} --resume --ray {cluster}` goes on" in said.split("init it", 1)[0], said
+    stopped = [line for line in stderr.splitlines() if line.startswith("stopped:")]
+    assert "SIGTERM received" not in stderr and stopped, stderr
+    assert stopped[0].endswith(f"--run-dir {tmp_path / 'run'} --resume --ray {cluster}"), stopped
+    done = subprocess.run(train[:train.index("--preset")] + ["--run-dir", str(tmp_path / "run"), "--resume", "--ray", cluster],
+                          capture_output=True, text=True, timeout=900, env=user_env(cluster_home))
+    assert done.returncode == 0, done.stdout + done.stderr
+    records = [json.loads(line) for line in records_path.read_text().splitlines()]
     selfplay = [r for r in records if r["stage"] == "selfplay"]
     assert [r["iteration"] for r in selfplay] == [1, 2] and all(r["values"]["games"] == 8 for r in selfplay)
     assert {r["stage"] for r in records} == {"init", "holdout", "references", "selfplay", "train", "arena", "evaluate"}

@@ -401,19 +401,20 @@ def engine():
 def match(first: str = typer.Argument(..., help="An engine command, e.g. 'santorini_az engine'."),
           second: str = typer.Argument(..., help="The other engine command."),
           openings: int = typer.Option(4, min=1, help="Random openings, each played twice with colours swapped."),
-          movetime: Optional[int] = typer.Option(None, min=1, help="Milliseconds per move (give one of --movetime, --nodes, --depth; default: depth 2)."),
+          movetime: Optional[int] = typer.Option(None, min=1, help="Milliseconds per move (give one of --movetime, --nodes, --depth, --clock; default: depth 2)."),
           nodes: Optional[int] = typer.Option(None, min=1, help="Nodes (simulations for alphazero) per move."),
           depth: Optional[int] = typer.Option(None, min=1, help="Depth per move (alphabeta)."),
           go_second: Optional[str] = typer.Option(None, help="The second engine's own budget, e.g. 'nodes 800'."),
           option1: List[str] = typer.Option([], help="Option for the first engine, Name=value (repeatable)."),
           option2: List[str] = typer.Option([], help="Option for the second engine, Name=value (repeatable)."),
           seed: int = typer.Option(0, min=0, max=2**32 - 1, help="Seed of the random openings (0 to 2**32 - 1)."),
-          gods: Optional[str] = typer.Option(None, help="Play god positions: player 1's and player 2's gods, e.g. apollo,pan.")):
+          gods: Optional[str] = typer.Option(None, help="Play god positions: player 1's and player 2's gods, e.g. apollo,pan."),
+          clock: Optional[str] = typer.Option(None, help="A chess clock instead of a budget a move, SECONDS+INCREMENT, e.g. 60+0.5: each go sends both times left; an engine whose time runs out loses the game.")):
     "Play a match between two protocol engines and print the score with its 95% interval."
     from santorini_az.protocol import ProtocolError, match_command
     for which, command in (("first", first), ("second", second)):  # refused before either engine starts
         if not command.strip(): fail(f"the {which} engine's command is empty: give one, e.g. 'santorini_az engine'")
-    try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2, gods)
+    try: match_command(first, second, openings, movetime, nodes, depth, go_second, seed, option1, option2, gods, clock)
     except ProtocolError as e: fail(str(e))
 
 @app.command("bench-alphabeta")

@@ -2054,7 +2054,7 @@ WIN_POSITIONS = ("0000000000002000000000000/1/pan:C3,E1/mortal:A5,E5",
                  "0000000000001230000000000/1/artemis:C3,A1/mortal:E1,E2",
                  "0000000000002000300000000/1/apollo:C3,A1/mortal:B2,E2",
                  "0000000000002000300000000/1/minotaur:C3,E5/mortal:B2,E2",
-                 "0000000000002000300000000/1/mortal:C3,A1/athena:E1,E2/athena-up")
+                 "0000000000002000300100000/1/mortal:C3,A1/athena:E1,E2/athena-up")
 
 def _win_positions(seed: int = 3) -> list[GodState]:
     "The WIN_POSITIONS, then random positions of some match-ups where a win in one turn exists, and some where none does."

@@ -27,7 +27,7 @@ from .god_search import (GodTreeNode, god_search_player, play_god_match, random_
                                      terminal_value)
 from .gods import GODS
 from .mcts import Search, SearchConfig, choose_action, node_value
-from .network import BOARD, ConvBN, NetConfig, SantoriniNet, folder_given
+from .network import BOARD, CHECKPOINT_FORMAT, ConvBN, NetConfig, SantoriniNet, folder_given
 from .replay import Examples
 from .rundir import RunError
 
@@ -79,7 +79,8 @@ def load_god_checkpoint(path: str | Path) -> tuple[GodNet, dict]:
             metadata, tensors = f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}
     except Exception as e: raise RunError(f"{path} is not a readable safetensors file: {e}") from None
     if metadata.get("format") != GOD_CHECKPOINT_FORMAT:
-        raise RunError(f"{path} is not a god network checkpoint (format {metadata.get('format')!r})")
+        mortal = ": a mortal network, played without --gods" if metadata.get("format") == CHECKPOINT_FORMAT else ""
+        raise RunError(f"{path} is not a god network checkpoint (format {metadata.get('format')!r}){mortal}")
     model = GodNet(NetConfig(**json.loads(metadata["config"])))
     try: model.load_state_dict(tensors)
     except RuntimeError as e: raise RunError(f"{path}: the weights do not fit the stored architecture: {e}") from None

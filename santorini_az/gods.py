@@ -20,12 +20,12 @@ from .notation import (NotationError, cell_name, format_position, parse_board, p
                                    parse_position, play_texts, why_illegal)
 
 # %% auto #0
-__all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'from_mortal', 'god_start',
-           'Step', 'place', 'move', 'build', 'dome', 'Play', 'start_play', 'beyond', 'play_move', 'play_build',
-           'can_step', 'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move', 'build_cells', 'one_build',
-           'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns', 'artemis_turns',
-           'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply', 'god_winner',
-           'god_perft', 'god_how_won', 'turn_of_action', 'format_god_position', 'parse_god_position',
+__all__ = ['GODS', 'POWER_TEXT', 'Turn', 'TARGETS', 'BUILDS', 'AROUND', 'TURNS', 'MARKS', 'GodState', 'not_a_god_state',
+           'from_mortal', 'god_start', 'Step', 'place', 'move', 'build', 'dome', 'Play', 'start_play', 'beyond',
+           'play_move', 'play_build', 'can_step', 'free_targets', 'apollo_targets', 'minotaur_targets', 'one_move',
+           'build_cells', 'one_build', 'atlas_builds', 'demeter_builds', 'hephaestus_builds', 'finish', 'mortal_turns',
+           'artemis_turns', 'prometheus_turns', 'hermes_spots', 'hermes_turns', 'god_legal_turns', 'god_apply',
+           'god_winner', 'god_perft', 'god_how_won', 'turn_of_action', 'format_god_position', 'parse_god_position',
            'parse_any_position', 'position_text', 'format_turn', 'parse_turn', 'play_turns', 'why_not_a_turn',
            'board_symmetries', 'setup_classes', 'first_turns_from_start']
 
@@ -63,18 +63,31 @@ class GodState:
     def player(self) -> int: return self.board.player
 
 # %% ../nbs/01b_gods.ipynb #90bc2e20
+def not_a_god_state(state) -> str:
+    "What a function of god positions says of a `state` that is not one (a chapter 01 State, most often)."
+    return f"a GodState is needed, got a {type(state).__name__}: make one with from_mortal(state, (god1, god2))"
+
 def _god_problem(state: GodState) -> str | None:
     "Why this god position cannot arise in a game, or None if it can."
-    if len(state.gods) != 2 or any(god not in GODS for god in state.gods): return f"gods must be two of {GODS}"
+    if isinstance(state.gods, str) or len(state.gods) != 2:
+        return f"gods must be two names, player 1's god and player 2's, such as ('apollo', 'pan'); got {state.gods!r}"
+    if unknown := [god for god in state.gods if god not in GODS]:
+        return f"gods must be two of {GODS}: no god {unknown[0]!r}"
     if state.athena_moved_up and state.gods[1 - state.player] != "athena":
         return "only Athena, as the player who just moved, leaves the 'moved up' mark"
     if (state.athena_moved_up or state.won) and in_setup(state.board): return "no move has been played yet"
+    heights, mover = state.board.heights, state.board.workers[1 - state.player]  # the player who just moved
+    if state.athena_moved_up and all(heights[cell] == 0 for cell in mover):
+        return "Athena's 'moved up' mark needs a worker of hers above level 0, where she moved up to"
+    if state.won and state.gods[1 - state.player] != "pan" and all(heights[cell] != 3 for cell in mover):
+        return ("the 'won' mark needs a worker of the player who just moved on level 3 (only Pan wins elsewhere, by "
+                "moving down two levels)")
     return None
 
 # %% ../nbs/01b_gods.ipynb #90bbd7ad
 def from_mortal(state: State, gods=("mortal", "mortal")) -> GodState:
     "Chapter 01's `state` with `gods`; as no power has been used, a worker of the player who just moved on level 3 has won."
-    return GodState(state, tuple(gods), won=has_climbed(state))
+    return GodState(state, gods if isinstance(gods, str) else tuple(gods), won=has_climbed(state))
 
 def god_start(gods=("mortal", "mortal")) -> GodState:
     "The empty board, player 1 to place, with `gods` (player 1's, player 2's)."
@@ -268,6 +281,7 @@ TURNS = {"artemis": artemis_turns, "prometheus": prometheus_turns, "hermes": her
 # %% ../nbs/01b_gods.ipynb #f09d403b
 def god_legal_turns(state: GodState) -> list[Turn]:
     "Every turn open to the player to move; empty when the game is over."
+    if not isinstance(state, GodState): raise TypeError(not_a_god_state(state))
     if state.won: return []
     if in_setup(state.board): return [(place(p.cell),) for p in legal_placements(state.board)]
     god = state.gods[state.player]
@@ -320,6 +334,7 @@ MARKS = ("athena-up", "won")  # the marks a position's text may end with
 
 def format_god_position(state: GodState) -> str:
     "`state` in position notation: each player's god before its workers, then the marks the last turn left."
+    if not isinstance(state, GodState): raise TypeError(not_a_god_state(state))
     levels, player, *workers = format_position(state.board).split("/")
     text = f"{levels}/{player}/{state.gods[0]}:{workers[0]}/{state.gods[1]}:{workers[1]}"
     marks = [mark for mark, on in zip(MARKS, (state.athena_moved_up, state.won)) if on]

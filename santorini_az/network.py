@@ -178,8 +178,8 @@ def _read_safetensors(path: Path) -> tuple[dict, dict[str, torch.Tensor]]:
 def _config_from_metadata(path: Path, metadata: dict) -> NetConfig:
     "The `NetConfig` stored in a checkpoint's metadata, after checking the format and version."
     found = metadata.get("format")
-    if found == "santorini_az.god_network":  # chapter 11c's: the user's next step is a match with gods
-        raise CheckpointError(f"{path} is a god network (chapter 11c), not a mortal one: play it in a game with gods "
+    if found == "santorini_az.god_network":  # chapter 10b's: the user's next step is a match with gods
+        raise CheckpointError(f"{path} is a god network (chapter 10b), not a mortal one: play it in a game with gods "
                               "(on the command line, add --gods)")
     if found != CHECKPOINT_FORMAT:
         what = f"a '{found}' checkpoint" if found else "a safetensors file"  # a god network says 'santorini_az.god_network'

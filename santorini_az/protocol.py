@@ -42,11 +42,11 @@ from .notation import NotationError, format_action, format_position, parse_actio
 # %% auto #0
 __all__ = ['MOVETIME_SIMULATIONS', 'AFTER_STOP_SIMULATIONS', 'GOD_TREE_SIMULATIONS', 'OPTIONS', 'OPTION_MEANINGS',
            'PROTOCOL_HELP', 'CLOCK_WORDS', 'MOVES_TO_GO', 'LIMIT_WORDS', 'GO_MAX', 'ERROR_CHARACTERS',
-           'STARTUP_SECONDS', 'UCI_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher', 'principal_variation',
-           'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError', 'clock_movetime',
-           'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
+           'STARTUP_SECONDS', 'UCI_SECONDS', 'CLOCK_GRACE_SECONDS', 'checkpoint_evaluator', 'AlphaZeroSearcher',
+           'principal_variation', 'CompiledAlphaZeroSearcher', 'GodSearcher', 'CompiledGodSearcher', 'ProtocolError',
+           'clock_movetime', 'parse_gods', 'winner_of', 'play_move_text', 'info_line', 'EngineSession', 'check_brain',
            'alphazero_searcher', 'god_searcher', 'engine_command', 'EngineTimeout', 'EngineProcess', 'EngineMatch',
-           'forfeit_note', 'play_game', 'play_match', 'match_command']
+           'forfeit_note', 'MatchClock', 'play_game', 'play_match', 'parse_clock', 'match_command']
 
 # %% ../nbs/30_protocol.ipynb #5b61d280
 def checkpoint_evaluator(path: str, threads: int = 1) -> Callable[[State], tuple[list[float], float]]:
@@ -763,10 +763,25 @@ def forfeit_note(engine: EngineProcess, why) -> str:
     "What a game's record says of a forfeit: which engine, why, and the last error it sent (it may name the cause)."
     return f"the {engine.name} engine forfeits: {why}" + (f" (it said '{engine.said}')" if engine.said else "")
 
+@dataclass
+class MatchClock:
+    "A chess clock for both engines: `seconds` each at the start, `increment` seconds more after each of one's moves."
+    seconds: float
+    increment: float = 0.0
+
+    def go(self, left_ms: Sequence[float]) -> str:
+        "The `go` of a move: both players' time left and their increments, in milliseconds, as UCI sends them."
+        inc = round(1000 * self.increment)
+        return f"go wtime {max(0, round(left_ms[0]))} btime {max(0, round(left_ms[1]))} winc {inc} binc {inc}"
+
+CLOCK_GRACE_SECONDS = 1.0  # how long past its time a match waits for a move before it stops the engine
+
 def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
-              go: Sequence[str]) -> tuple[int, list[str], str]:
-    "One game from `opening` (mortal or god), engines[p] playing player p with `go[p]`: (winner, moves, note)."
+              go: Sequence[str], clock: MatchClock | None = None) -> tuple[int, list[str], str]:
+    """One game from `opening` (mortal or god), engines[p] playing player p with `go[p]`, or on `clock` (each `go`
+    sends the time left; an engine whose time runs out loses): (winner, moves, note)."""
     state, moves = opening, []
+    left = [1000 * clock.seconds] * 2 if clock else None  # each player's time left, in milliseconds
     while winner_of(state) is None:
         p = state.player
         engine = engines[p]
@@ -774,8 +789,13 @@ def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
         try:
             engine.said = ""
             engine.send(f"position fen {position_text(opening)}" + (" moves " + " ".join(moves) if moves else ""))
-            engine.send(f"go {go[p]}")
-            words = engine.expect("bestmove").split()
+            started = time.monotonic()
+            engine.send(clock.go(left) if clock else f"go {go[p]}")
+            words = engine.expect("bestmove", left[p] / 1000 + CLOCK_GRACE_SECONDS if clock else None).split()
+            if clock:
+                left[p] -= 1000 * (time.monotonic() - started)
+                if left[p] < 0: return forfeit(f"its time ran out ({-left[p]:.0f} ms over)")
+                left[p] += 1000 * clock.increment
         except EngineTimeout as e:
             try: engine.settle()
             except ProtocolError: pass  # it ignored the stop too: `gone` says so, and the match ends after this game
@@ -792,8 +812,10 @@ def play_game(engines: Sequence[EngineProcess], opening: State | GodState,
 def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", go_second: str | None = None,
                options: dict | None = None, options_second: dict | None = None, seed: int = 0,
                move_timeout: float = 60, echo: Callable[[str], None] | None = None,
-               names: tuple[str, str] | None = None, gods: tuple[str, str] | None = None) -> EngineMatch:
-    "Play `openings` random openings (with `gods`, god positions) twice, colours swapped, between two engine commands."
+               names: tuple[str, str] | None = None, gods: tuple[str, str] | None = None,
+               clock: MatchClock | None = None) -> EngineMatch:
+    """Play `openings` random openings (with `gods`, god positions) twice, colours swapped, between two engine
+    commands; with a `clock`, each game on a fresh clock instead of `go`."""
     starts = random_openings(openings, np.random.default_rng(seed))
     if gods: starts = [from_mortal(start, gods) for start in starts]
     engines = [EngineProcess(first, options, "first", move_timeout)]
@@ -809,7 +831,7 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
                 if match.stopped: return match  # the games so far are the match's
                 try:
                     for engine in seats: engine.send("ucinewgame")
-                    winner, moves, note = play_game(seats, opening, budgets)
+                    winner, moves, note = play_game(seats, opening, budgets, clock)
                 except ProtocolError as e:
                     match.stopped = str(e)
                     return match
@@ -824,6 +846,15 @@ def play_match(first: str, second: str, openings: int = 4, go: str = "depth 2", 
     finally:
         for engine in engines: engine.close()
 
+def parse_clock(text: str) -> MatchClock:
+    "`--clock SECONDS[+INCREMENT]`, e.g. 60+0.5: a minute each, and half a second more after each move."
+    base, _, increment = text.partition("+")
+    try: clock = MatchClock(float(base), float(increment or 0))
+    except ValueError: raise ProtocolError(f"--clock takes SECONDS or SECONDS+INCREMENT, e.g. 60+0.5, got {text!r}") from None
+    if not (0 < clock.seconds < math.inf and 0 <= clock.increment < math.inf):
+        raise ProtocolError(f"--clock {text}: the seconds must be above 0 and the increment 0 or more (finite)")
+    return clock
+
 def _options(pairs: Sequence[str], flag: str) -> dict:
     "{'Name': 'value'} from ['Name=value', ...], given with `flag` (--option1 or --option2)."
     if bad := [p for p in pairs if "=" not in p]:
@@ -833,14 +864,17 @@ def _options(pairs: Sequence[str], flag: str) -> dict:
 def match_command(first: str, second: str, openings: int = 4, movetime: int | None = None, nodes: int | None = None,
                   depth: int | None = None, go_second: str | None = None, seed: int = 0,
                   options_first: Sequence[str] = (), options_second: Sequence[str] = (),
-                  gods: str | None = None) -> EngineMatch:
-    "The `santorini_az match` command: one budget for both (or `go_second` for the second); prints the result."
+                  gods: str | None = None, clock: str | None = None) -> EngineMatch:
+    "The `santorini_az match` command: one budget for both (or `go_second` for the second), or a clock; prints the result."
     if gods is not None:  # checked before any engine starts
         try: gods = parse_gods(gods.split(","))
         except ProtocolError as e: raise ProtocolError(f"--gods takes two gods separated by a comma, e.g. apollo,pan (a match "
                                                        f"plays one match-up; arena --gods all draws one per opening): {e}") from None
     budgets = [f"{k} {v}" for k, v in (("movetime", movetime), ("nodes", nodes), ("depth", depth)) if v]
-    if len(budgets) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth")
+    if len(budgets) + (clock is not None) > 1: raise ProtocolError("give one of --movetime, --nodes, --depth, --clock")
+    if clock is not None and go_second is not None:
+        raise ProtocolError("--go-second with --clock: the clock is both engines' budget (each gets its time left)")
+    match_clock = parse_clock(clock) if clock is not None else None
     if go_second is not None:
         try: parsed = _parse_go(go_second.split())
         except ProtocolError as e: raise ProtocolError(f"--go-second: {e}") from None
@@ -853,7 +887,7 @@ def match_command(first: str, second: str, openings: int = 4, movetime: int | No
                   for command, options in ((first, first_options), (second, second_options)))
     print("starting the engines ...", flush=True)  # before any wait: a first start compiles for some seconds
     match = play_match(first, second, openings, go, go_second, first_options, second_options,
-                       seed=seed, move_timeout=60 + longest / 1000, echo=print, names=names, gods=gods)
+                       seed=seed, move_timeout=60 + longest / 1000, echo=print, names=names, gods=gods, clock=match_clock)
     if match.games: print(match.summary())
     if match.stopped: raise ProtocolError(f"the match ended after {len(match.games)} of {2 * openings} games: {match.stopped}")
     return match

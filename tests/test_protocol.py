@@ -278,7 +278,7 @@ def test_mortal_gods_without_marks_are_the_mortal_position():
     assert parse_any_position("0000000000000000000000000/1/mortal:C3,D4/mortal:B2,E5") == mortal
     assert parse_any_position("0000000000000000000000000/1/C3,D4/B2,E5/") == mortal
     assert isinstance(parse_any_position("0000000000000000000000000/1/pan:C3,D4/mortal:B2,E5"), GodState)
-    assert isinstance(parse_any_position("0000000000000030000000000/2/mortal:C3,D4/mortal:B2,E5/won"), GodState)
+    assert isinstance(parse_any_position("0000000000003000000000000/2/mortal:C3,D4/mortal:B2,E5/won"), GodState)
 
 
 def test_go_on_a_finished_game(engine):
@@ -370,6 +370,45 @@ def test_a_bestmove_without_a_move_forfeits_naming_it_and_what_the_engine_said(c
     assert [(colour, winner, len(moves), n) for _, colour, winner, moves, n in match.games] == [(0, 1, 0, note), (1, 0, 1, note)]
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == f"game 2: first engine plays player 2, the second engine (player 1) wins in 1 move; {note}", lines
+
+
+# plays the first legal move after a pause of argv[1] seconds, writing each go line it reads to the file argv[2]
+CLOCKED_FIRST_MOVE = ("import sys, time\nfrom santorini_az.protocol import _parse_position\n"
+                      "from santorini_az.game import legal_actions\nfrom santorini_az.notation import format_action\n"
+                      "pause, log, state = float(sys.argv[1]), open(sys.argv[2], 'a'), None\nfor line in sys.stdin:\n"
+                      "    word = line.split()\n    if word[:1] == ['uci']: print('uciok', flush=True)\n"
+                      "    elif word[:1] == ['isready']: print('readyok', flush=True)\n"
+                      "    elif word[:1] == ['position']: state = _parse_position(word[1:])\n"
+                      "    elif word[:1] == ['go']:\n        log.write(line); log.flush(); time.sleep(pause)\n"
+                      "        print('bestmove', format_action(state, legal_actions(state)[0]), flush=True)\n")
+
+
+def test_a_match_on_a_clock_sends_the_times_left_and_a_fallen_flag_loses(tmp_path):
+    """A match on a clock (`match --clock 5+0.2`): each go carries both players' time left and the increments, a move's
+    time taken off its player's and the increment added; an engine whose time runs out loses that game. (A match had
+    budgets a move only, and a clock given through --go-second never ran down.)"""
+    from santorini_az.protocol import MatchClock
+    program = lambda pause, log: f"{sys.executable} -c {shlex.quote(CLOCKED_FIRST_MOVE)} {pause} {tmp_path / log}"
+    match = play_match(program(0.05, "first"), program(0.05, "second"), openings=1, clock=MatchClock(5, 0.2))
+    assert [note for *_, note in match.games] == ["", ""]
+    goes = [line.split() for line in (tmp_path / "first").read_text().splitlines()]
+    assert goes[0] == "go wtime 5000 btime 5000 winc 200 binc 200".split(), goes[0]
+    wtime, btime = int(goes[1][2]), int(goes[1][4])  # a move of each since: 50 ms and a little more off, 200 ms back
+    assert 5000 < wtime <= 5150 and 5000 < btime <= 5150, goes[1]
+    slow = play_match(program(0.7, "slow"), program(0, "quick"), openings=1, clock=MatchClock(1))
+    assert [(colour, winner) for _, colour, winner, _, _ in slow.games] == [(0, 1), (1, 0)]  # its second move, both games
+    assert all(note.startswith("the first engine forfeits: its time ran out (") for *_, note in slow.games), slow.games
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"clock": "60", "depth": 3}, "give one of --movetime, --nodes, --depth, --clock"),
+    ({"clock": "5", "go_second": "nodes 5"}, "--go-second with --clock: the clock is both engines' budget"),
+    ({"clock": "a minute"}, "--clock takes SECONDS or SECONDS+INCREMENT, e.g. 60+0.5, got 'a minute'"),
+    ({"clock": "0+1"}, "--clock 0+1: the seconds must be above 0"), ({"clock": "5+-1"}, "the increment 0 or more")])
+def test_a_bad_clock_is_refused_before_any_engine_starts(arguments, message):
+    from santorini_az.protocol import ProtocolError, match_command
+    with pytest.raises(ProtocolError) as refused: match_command("no-such-engine", "no-such-engine", **arguments)
+    assert message in str(refused.value), str(refused.value)
 
 
 def test_option_values_are_read_in_any_case():

@@ -33,6 +33,7 @@ __all__ = ['SPRT_ERRORS', 'REFERENCE_PLAYERS', 'ALPHABETA_DEPTHS', 'CHAMPION', '
 # %% ../nbs/09_arena.ipynb #c9c10a0f
 def wilson_interval(points: float, games: int, z: float = 1.96) -> tuple[float, float]:
     "The Wilson score interval (low, high) for `points` out of `games`; z = 1.96 is 95%. Always low <= score <= high."
+    if not 0 <= points <= games: raise ValueError(f"points must be from 0 to games ({games}), got {points}")
     if games == 0: return (0.0, 1.0)
     p = points / games
     centre = (p + z * z / (2 * games)) / (1 + z * z / games)
@@ -50,6 +51,8 @@ def gate_verdict(wins: float, games: int, rounds: int, gate: str = "sprt", thres
                  target: float = 0.6, max_rounds: int = 4) -> bool | None:
     """After `rounds` rounds (`wins` of `games` in all): promote (True), keep the champion (False), or None to play
     another round. `gate` "fixed": one round, promote at a score of `threshold`; "sprt": the test above."""
+    if gate not in ("fixed", "sprt"): raise ValueError(f"gate must be 'sprt' or 'fixed', got {gate!r}")
+    if games < 1: raise ValueError("a verdict needs at least one game")
     if gate == "fixed": return wins / games >= threshold
     llr = sprt_llr(wins, games, target)
     if llr >= math.log((1 - SPRT_ERRORS) / SPRT_ERRORS): return True
@@ -164,6 +167,8 @@ class SearchPlayer:
     def __init__(self, name: str, factory: EvaluatorFactory, config: SearchConfig | int = 64):
         self.name, self.factory = name, factory
         self.config = (SearchConfig(simulations=config) if isinstance(config, int) else config).for_match()
+        if self.config.simulations < 1:  # none: every visit count 0, and the 'most visited' move an arbitrary one
+            raise ValueError(f"a search player needs at least 1 simulation a move, got {self.config.simulations}")
         self._evaluate: Evaluator | None = None
 
     @property

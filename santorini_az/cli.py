@@ -297,7 +297,7 @@ def arena(first: str = typer.Argument(..., callback=given, help="A checkpoint, a
           workers: int = _ENGINE_WORKERS,
           backend: str = _PLAYER_BACKEND,
           quiet: bool = _NO_PROGRESS_BAR,
-          gods: Optional[str] = typer.Option(None, help="Play god positions: all (a match-up drawn for each opening) or two gods, player 1's then player 2's, e.g. apollo,pan. The players are then god checkpoints, champion (the shipped god network), mcts or alphabetaN.")):
+          gods: Optional[str] = typer.Option(None, help="Play god positions: all (a match-up drawn for each opening) or two gods, player 1's then player 2's, e.g. apollo,pan (the gods stay with the seats: when the colours change, each player plays the other god; chapter 3b's play_god_match keeps them with the players). The players are then god checkpoints, champion (the shipped god network), mcts or alphabetaN.")):
     "Play FIRST against SECOND and print the score with its 95% confidence interval (with --gods: from god openings)."
     from santorini_az.play import run_god_match, run_match, match_summary
     from santorini_az.progress import Progress

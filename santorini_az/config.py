@@ -394,6 +394,10 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
             check_settings(config)  # a setting out of range here is the file's, not a --set's: name the file
         except ValueError as e: raise RunError(f"config file {config_path}: {e}") from None
     config = apply_overrides(config, list(overrides))
+    data = data if config_path else {}  # the file's settings: an error that names one of them names the file too
+    from_file = {f"{key}.{inner}" if isinstance(value, dict) else key
+                 for key, value in data.items() for inner in (value if isinstance(value, dict) else [None])}
+    from_file -= {override.split("=", 1)[0].strip() for override in overrides}  # --set has the last word
     if config.game != base.game:  # the preset's settings for its own game, where not set by hand, follow the game asked
         if config.arena.references == base.arena.references:  # the other game's opponents
             references = GOD_DEFAULT_REFERENCES if config.game == "gods" else REFERENCE_PLAYERS
@@ -402,4 +406,7 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
             given, preset_s = settings(config), settings(base)
             for key, kept in god_kept_settings().items():
                 if given[key] == preset_s[key] != kept: config = with_setting(config, key, kept)
-    return check_config(config)
+    try: return check_config(config)
+    except ValueError as e:  # checked only now, as the game the settings are for is known (arena.references, say)
+        if any(str(e).startswith(f"setting '{key}'") for key in from_file): raise RunError(f"config file {config_path}: {e}") from None
+        raise

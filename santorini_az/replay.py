@@ -10,6 +10,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from .god_encoding import N_GOD_ACTIONS, GOD_ACTION_PERMUTATIONS
 from .files import atomic_write_bytes
 
 # %% auto #0
-__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'write_npz', 'save_examples',
+__all__ = ['Examples', 'empty_examples', 'concat_examples', 'augment', 'ReplayBuffer', 'write_npz', 'save_examples', 'npz_arrays',
            'load_examples', 'save_buffer', 'load_buffer']
 
 # %% ../nbs/07_replay.ipynb #75fd2a94
@@ -81,6 +82,9 @@ class ReplayBuffer:
     "The most recent self-play positions: at most `capacity` positions from at most `generations` generations."
 
     def __init__(self, capacity: int = 100_000, generations: int = 20):
+        if capacity < 1 or generations < 1:
+            raise ValueError(f"a replay buffer keeps at least 1 position of 1 generation: got capacity={capacity}, "
+                             f"generations={generations}")
         self.capacity, self.generations = capacity, generations
         self.examples = empty_examples()
         self.added: set[int] = set()  # generations ever added, so adding one twice is a no-op
@@ -105,6 +109,8 @@ class ReplayBuffer:
 
     def sample(self, batch_size: int, rng: np.random.Generator, augment_symmetries: bool = True) -> Examples:
         "A random batch (with replacement), each position under a random symmetry; planes become float32."
+        if not len(self): raise ValueError("the replay buffer is empty: add a generation of examples first")
+        if batch_size < 1: raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         index = rng.integers(0, len(self), batch_size)
         batch = self.examples.take(index)
         symmetries = rng.integers(0, 8, batch_size) if augment_symmetries else np.zeros(batch_size, np.int64)
@@ -125,9 +131,23 @@ def save_examples(examples: Examples, path: Path | str, **extra) -> None:
     arrays = {f: getattr(examples, f) for f in Examples.FIELDS} | extra
     atomic_write_bytes(path, lambda f: write_npz(f, arrays))
 
+def npz_arrays(path: Path | str, names: Sequence[str], what: str) -> dict[str, np.ndarray]:
+    "The arrays `names` of the .npz file at `path`; ValueError naming the file, and what it is not, if it has not them."
+    try:
+        data = np.load(path, allow_pickle=False)  # never unpickle: a file is data, not code
+        if not isinstance(data, np.lib.npyio.NpzFile): raise ValueError("one array, not an .npz archive of them")
+        with data:
+            if missing := [name for name in names if name not in data.files]:
+                raise ValueError(f"it has no '{missing[0]}' array (it holds {', '.join(data.files) or 'none'})")
+            return {name: data[name] for name in names}
+    except FileNotFoundError: raise
+    except (OSError, ValueError, EOFError) as e:
+        why = "not an .npz archive of arrays" if "pickle" in str(e) else str(e)  # numpy's words would invite unpickling
+        raise ValueError(f"{path} is not {what}: {why}") from None
+
 def load_examples(path: Path | str) -> Examples:
     "Examples saved by `save_examples`."
-    with np.load(path) as data: return Examples(*(data[f] for f in Examples.FIELDS))
+    return Examples(*npz_arrays(path, Examples.FIELDS, "a file of examples (save_examples writes one)").values())
 
 def save_buffer(buffer: ReplayBuffer, path: Path | str) -> None:
     "Save the buffer's examples, window and the generations it has seen."
@@ -136,8 +156,9 @@ def save_buffer(buffer: ReplayBuffer, path: Path | str) -> None:
 
 def load_buffer(path: Path | str) -> ReplayBuffer:
     "A buffer saved by `save_buffer`."
-    with np.load(path) as data:
-        buffer = ReplayBuffer(int(data["capacity"]), int(data["generations"]))
-        buffer.added = set(data["added"].tolist())
+    data = npz_arrays(path, ("capacity", "generations", "added"), "a saved replay buffer (save_buffer writes one; "
+                      "load_examples reads a file of examples, such as `santorini_az selfplay --out` writes)")
+    buffer = ReplayBuffer(int(data["capacity"]), int(data["generations"]))
+    buffer.added = set(data["added"].tolist())
     buffer.examples = load_examples(path)
     return buffer

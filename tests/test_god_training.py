@@ -56,7 +56,7 @@ def test_checkpoint_round_trip_and_the_mortal_loader_refuses_it(net, tmp_path):
     assert extra == {"iteration": 2} and loaded.config == net.config
     planes = torch.from_numpy(encode_nodes(nodes_of(2)))
     with torch.inference_mode(): assert torch.equal(loaded(planes)[0], net(planes)[0])
-    with pytest.raises(CheckpointError, match=r"is a god network \(chapter 11c\), not a mortal one"): load_checkpoint(path)
+    with pytest.raises(CheckpointError, match=r"is a god network \(chapter 10b\), not a mortal one"): load_checkpoint(path)
     (tmp_path / "junk.safetensors").write_bytes(b"not a checkpoint")
     with pytest.raises(RunError, match="not a readable safetensors"): load_god_checkpoint(tmp_path / "junk.safetensors")
 
@@ -116,7 +116,7 @@ def test_the_mortal_loader_names_a_god_network_for_what_it_is():
     "A god network given where a mortal one is expected: the refusal names its format, so the user sees what it is."
     from santorini_az.god_engine import GOD_CHAMPION
     from santorini_az.network import CheckpointError, load_checkpoint
-    with pytest.raises(CheckpointError, match=r"is a god network \(chapter 11c\), not a mortal one: .* add --gods"):
+    with pytest.raises(CheckpointError, match=r"is a god network \(chapter 10b\), not a mortal one: .* add --gods"):
         load_checkpoint(GOD_CHAMPION)
 
 

@@ -602,6 +602,7 @@ def test_reference_matches_every_other_iteration_and_elo_json(tmp_path):
     (["train", "--set", "train.lr=0"], "the train settings are: batch_size, steps_per_iteration"),  # all were cut off
     (["train", "--config", "zero.json"], "config file zero.json: setting 'selfplay.games' must be at least 1"),  # no file named
     (["train", "--config", "typo.json"], "config file typo.json: unknown setting 'selfplay.gamez': did you mean selfplay.games?"),
+    (["train", "--config", "refs.json"], "config file refs.json: setting 'arena.references' has unknown opponent 'grredy'"),  # checked last
     (["train", "--set", "selfplay.games=many"], "expects int"),
     (["train", "--resume", "--run-dir", "nowhere"], "nothing to resume"),
     (["train", "--preset", "tiny", "--resume"], "nothing to resume: runs/tiny holds no run"),  # the preset's own folder
@@ -657,13 +658,14 @@ def test_bad_input_gives_one_clean_line(tmp_path, args, message):
     (tmp_path / "afile").write_text("a file where a run directory should be")
     (tmp_path / "zero.json").write_text('{"selfplay": {"games": 0}}')
     (tmp_path / "typo.json").write_text('{"selfplay": {"gamez": 3}}')
+    (tmp_path / "refs.json").write_text('{"arena": {"references": ["random", "grredy"]}}')
     os.mkfifo(tmp_path / "pipe")
     done = run_cli_forked(args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr + done.stdout, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # one sentence
     assert not (tmp_path / "runs").exists()  # refused before anything was written
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe", "typo.json", "zero.json"] and (tmp_path / "pipe").is_fifo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "bad.safetensors", "pipe", "refs.json", "typo.json", "zero.json"] and (tmp_path / "pipe").is_fifo()
 
 
 # A server for --ray's address check runs in a process of its own: gRPC does not survive a fork once a process has

@@ -683,7 +683,7 @@ def test_hermes_walks_then_builds_or_builds_without_moving():
 
 
 def test_god_refusals_name_the_rule():
-    athena = node_of(f"{level(FLAT, C4=1)}/1/mortal:C3,A1/athena:D1,E1/athena-up")
+    athena = node_of(f"{level(FLAT, C4=1, E1=1)}/1/mortal:C3,A1/athena:D1,E1/athena-up")  # she moved up onto E1
     assert "Athena moved up" in god_click(athena, 0, at("C4")).message
     assert "player 2's worker" in god_click(athena, None, at("D1")).message
     assert "choose one of your workers first" in god_click(athena, None, at("C5")).message
@@ -695,7 +695,7 @@ def test_god_refusals_name_the_rule():
     over = play_turns(over, "C3 B2 D1 E1")
     board = GodBoardWidget(over)
     assert "no cell" in board.click(99) and board.refused
-    board = GodBoardWidget(f"{FLAT}/2/mortal:C3,A1/mortal:D1,E1/won")
+    board = GodBoardWidget(f"{level(FLAT, C3=3)}/2/mortal:C3,A1/mortal:D1,E1/won")  # player 1 climbed onto C3
     assert "the game is over" in board.click(at("D1"))
 
 

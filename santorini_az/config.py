@@ -382,6 +382,7 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
                    overrides: list[str] = ()) -> RunConfig:
     "A preset, overridden by a JSON config file (if given), overridden by `key=value` strings; checked."
     config = base = preset(preset_name)
+    data = {}  # the file's settings: an error that names one of them names the file too
     if config_path is not None and not str(config_path).strip(): raise RunError("--config is empty: name a JSON file")
     if config_path:
         if Path(config_path).exists() and not Path(config_path).is_file():  # a FIFO or a device would block the read
@@ -394,7 +395,6 @@ def resolve_config(preset_name: str = "cpu", config_path: Path | str | None = No
             check_settings(config)  # a setting out of range here is the file's, not a --set's: name the file
         except ValueError as e: raise RunError(f"config file {config_path}: {e}") from None
     config = apply_overrides(config, list(overrides))
-    data = data if config_path else {}  # the file's settings: an error that names one of them names the file too
     from_file = {f"{key}.{inner}" if isinstance(value, dict) else key
                  for key, value in data.items() for inner in (value if isinstance(value, dict) else [None])}
     from_file -= {override.split("=", 1)[0].strip() for override in overrides}  # --set has the last word
